@@ -1,0 +1,257 @@
+/*
+ * qgemv: quantized matrix-vector kernels for LLM decode, with pluggable
+ * devices (a built-in OpenMP/SIMD CPU backend and a run-time loaded CUDA
+ * module).
+ *
+ * Conventions
+ * - Every call that can fail returns a qgemv_status; none aborts or exits.
+ *   After a failure, qgemv_last_error() returns a message that says what was
+ *   wrong and what to change.
+ * - Handles are opaque. A weight or tensor belongs to the context that made
+ *   it and is rejected by any other context.
+ * - Shapes: a weight is W[n, k] (n outputs, k inputs); activations are
+ *   x[m, k], outputs y[m, n], both row-major.
+ *
+ * Thread safety
+ * - The library is reentrant: all state lives in the objects you pass.
+ *   Distinct contexts (and their weights and tensors) may be used from
+ *   different threads at the same time.
+ * - One context, and the objects made from it, must not be used by two
+ *   threads at once; serialise such use yourself.
+ * - qgemv_last_error() is per thread. Host-side helpers (quantize,
+ *   dequantize, conversions, sizes) are safe from any thread at any time.
+ * - Backend discovery (the first qgemv_open / qgemv_backend_probe) is
+ *   safe to race: the module loader runs once.
+ */
+#ifndef QGEMV_H
+#define QGEMV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define QGEMV_API __attribute__((visibility("default")))
+#else
+#define QGEMV_API
+#endif
+
+#define QGEMV_VERSION_MAJOR 0
+#define QGEMV_VERSION_MINOR 1
+#define QGEMV_VERSION_PATCH 0
+#define QGEMV_VERSION_STRING "0.1.0"
+/* MAJOR * 10000 + MINOR * 100 + PATCH */
+#define QGEMV_VERSION_NUMBER \
+  (QGEMV_VERSION_MAJOR * 10000 + QGEMV_VERSION_MINOR * 100 + QGEMV_VERSION_PATCH)
+
+/* Version of the library actually loaded, as "MAJOR.MINOR.PATCH". */
+QGEMV_API const char *qgemv_version(void);
+/* Same, as QGEMV_VERSION_NUMBER encodes it. */
+QGEMV_API int qgemv_version_number(void);
+/* One line describing how this build was configured (backends, CPU ISA
+ * levels and CUDA architectures compiled in). */
+QGEMV_API const char *qgemv_build_config(void);
+
+/* ---- status ------------------------------------------------------------ */
+
+typedef enum qgemv_status {
+  QGEMV_OK = 0,
+  QGEMV_ERR_INVALID_ARG = -1, /* a bad argument: see qgemv_last_error() */
+  QGEMV_ERR_UNSUPPORTED = -2, /* valid, but this backend/build cannot do it */
+  QGEMV_ERR_NO_BACKEND = -3,  /* backend unknown, module missing or unloadable */
+  QGEMV_ERR_NO_DEVICE = -4,   /* backend present but no usable device */
+  QGEMV_ERR_NO_MEMORY = -5,   /* host or device allocation failed */
+  QGEMV_ERR_DEVICE = -6,      /* the device reported an error */
+  QGEMV_ERR_BAD_DATA = -7,    /* non-finite scale or weight */
+  QGEMV_ERR_ABI = -8          /* a module built for another ABI */
+} qgemv_status;
+
+/* Static name of a status ("QGEMV_ERR_INVALID_ARG"); never NULL. */
+QGEMV_API const char *qgemv_status_str(qgemv_status s);
+/* Detail of the calling thread's last failed call; "" if none yet. It is
+ * replaced only by the next failure on the same thread. */
+QGEMV_API const char *qgemv_last_error(void);
+
+/* ---- types ------------------------------------------------------------- */
+
+typedef enum qgemv_dtype { QGEMV_F32 = 0, QGEMV_BF16 = 1 } qgemv_dtype;
+typedef enum qgemv_format { QGEMV_NF4 = 0, QGEMV_Q2_0 = 1 } qgemv_format;
+
+#define QGEMV_NF4_BLOCK 64
+
+typedef struct qgemv_ctx qgemv_ctx;       /* one backend, one device, one stream */
+typedef struct qgemv_weight qgemv_weight; /* a packed matrix resident on a ctx */
+typedef struct qgemv_tensor qgemv_tensor; /* [rows, cols] activations / outputs */
+
+/* ---- contexts ---------------------------------------------------------- */
+
+/*
+ * spec: NULL means $QGEMV_BACKEND, and "auto" when that is unset or empty.
+ * Grammar: "auto" | "cpu" | "cuda" | "cuda:N".
+ * "auto" takes CUDA when its module loads and sees a device, else the CPU,
+ * silently. A named backend that cannot be used is an error saying why.
+ * Without ":N", $QGEMV_DEVICE picks the device; without that, CUDA takes the
+ * GPU nearest the calling thread's CPU binding.
+ */
+QGEMV_API qgemv_status qgemv_open(const char *spec, qgemv_ctx **out);
+/* Waits for outstanding work and frees the context. Weights and tensors
+ * still alive are freed with it; their handles become invalid. NULL: no-op. */
+QGEMV_API void qgemv_close(qgemv_ctx *ctx);
+
+/* Name of the backend ("cpu", "cuda") and the device index of a context. */
+QGEMV_API const char *qgemv_ctx_backend(const qgemv_ctx *ctx);
+QGEMV_API int qgemv_ctx_device(const qgemv_ctx *ctx);
+
+/* Run subsequent operations on the caller's own stream (CUDA: a
+ * cudaStream_t; NULL returns to the context's own stream). The CPU backend
+ * accepts NULL only. */
+QGEMV_API qgemv_status qgemv_set_stream(qgemv_ctx *ctx, void *native_stream);
+
+/* Waits for all work queued on the context; reports deferred device errors. */
+QGEMV_API qgemv_status qgemv_sync(qgemv_ctx *ctx);
+
+/* ---- backends and devices (for tools and diagnostics) ------------------ */
+
+/* Names of the known backends, index 0 .. qgemv_backend_count() - 1. */
+QGEMV_API int qgemv_backend_count(void);
+QGEMV_API const char *qgemv_backend_name(int index);
+/* Loads the backend if needed and counts its devices. Returns QGEMV_OK and
+ * sets *devices (> 0), or an error whose message says why the backend is not
+ * usable here (module not found, wrong ABI, no driver, no device). */
+QGEMV_API qgemv_status qgemv_backend_probe(const char *name, int *devices);
+
+typedef struct qgemv_device_info {
+  char backend[16];         /* "cpu", "cuda" */
+  int index;                /* device index within the backend */
+  char name[128];           /* GPU or CPU model name */
+  int compute_major;        /* CUDA compute capability; 0 on the CPU */
+  int compute_minor;
+  int units;                /* streaming multiprocessors, or CPU cores used */
+  int threads;              /* CPU threads used; 0 on a GPU */
+  uint64_t memory_bytes;    /* device memory, or host memory */
+  double peak_bandwidth_gbs;/* theoretical memory bandwidth; 0 if unknown */
+  uint64_t llc_bytes;       /* last-level cache (GPU L2, CPU L3) */
+  char isa[16];             /* CPU ISA level in use; "" on a GPU */
+  char locality[128];       /* GPU: CPUs and NUMA node near it; CPU: topology */
+} qgemv_device_info;
+
+QGEMV_API qgemv_status qgemv_ctx_info(const qgemv_ctx *ctx, qgemv_device_info *info);
+
+/* Measures the device's streaming read bandwidth (GB/s, 1e9 bytes/s) over a
+ * buffer of `bytes` (0: a default far above the last-level cache), as the
+ * roofline for benchmarks. Allocates and frees its buffer; slow (~1 s). */
+QGEMV_API qgemv_status qgemv_measure_read_bandwidth(qgemv_ctx *ctx, size_t bytes, double *gbs);
+
+/* Times the backend vendor library's dense bf16 GEMV of the same shape
+ * (CUDA: cuBLAS, loaded at run time), rotating over `copies` weight copies
+ * for at least min_time seconds; *seconds is the median per call. Returns
+ * QGEMV_ERR_UNSUPPORTED, with the reason, where no such library is present
+ * (always on the CPU backend: the qgemv tool measures OpenBLAS itself). */
+QGEMV_API qgemv_status qgemv_measure_dense_bf16(qgemv_ctx *ctx, int64_t n, int64_t k, int64_t m, int copies,
+                                                double min_time, double *seconds);
+
+/* ---- weights ----------------------------------------------------------- */
+
+/*
+ * Formats (byte-exact; see README / DESIGN):
+ * NF4  group 64 (0 also means 64): data n*k/2 bytes, row-major, element 2j in
+ *      the LOW nibble of byte j; scales n*(k/64) f32.
+ * Q2_0 group 64 or 128: data n*(k/g) blocks of [fp16 d][g/4 bytes codes];
+ *      value (code - 1) * d; scales NULL.
+ */
+typedef struct qgemv_weight_desc {
+  qgemv_format format;
+  int64_t n, k;        /* n outputs, k inputs */
+  int32_t group;       /* NF4: 64 (or 0); Q2_0: 64 or 128 */
+  const void *data;    /* host memory */
+  const float *scales; /* host memory; NF4 only, NULL for Q2_0 */
+} qgemv_weight_desc;
+
+/* Copies the host weight onto the context's device (the backend may repack
+ * it) after validating shapes and that every scale is finite. */
+QGEMV_API qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_desc *desc,
+                                           qgemv_weight **out);
+QGEMV_API void qgemv_weight_free(qgemv_weight *w);
+/* Bytes the weight occupies on its device (data and scales as laid out). */
+QGEMV_API size_t qgemv_weight_resident_bytes(const qgemv_weight *w);
+
+/* ---- tensors ----------------------------------------------------------- */
+
+QGEMV_API qgemv_status qgemv_tensor_new(qgemv_ctx *ctx, qgemv_dtype dtype, int64_t rows,
+                                        int64_t cols, qgemv_tensor **out);
+/* Wraps memory the caller owns on the backend's device (CUDA: a device
+ * pointer; CPU: host memory aligned to the element size). Not freed by
+ * qgemv_tensor_free. */
+QGEMV_API qgemv_status qgemv_tensor_wrap(qgemv_ctx *ctx, qgemv_dtype dtype, int64_t rows,
+                                         int64_t cols, void *backend_ptr, qgemv_tensor **out);
+/* Host <-> tensor copies of the whole tensor: bytes must equal
+ * rows * cols * element size. They wait for queued work (synchronous). */
+QGEMV_API qgemv_status qgemv_tensor_write(qgemv_tensor *t, const void *host, size_t bytes);
+QGEMV_API qgemv_status qgemv_tensor_read(const qgemv_tensor *t, void *host, size_t bytes);
+/* The tensor's memory on its device (for passing to the caller's kernels). */
+QGEMV_API qgemv_status qgemv_tensor_ptr(const qgemv_tensor *t, void **backend_ptr);
+QGEMV_API void qgemv_tensor_free(qgemv_tensor *t);
+
+/* ---- the operation ----------------------------------------------------- */
+
+typedef struct qgemv_rmsnorm {
+  const qgemv_tensor *gamma; /* [1, k], f32 or bf16 */
+  float eps;                 /* > 0 and finite */
+} qgemv_rmsnorm;
+
+/*
+ * y[m, n] = norm(x)[m, k] . W[n, k]^T, with norm the identity when norm is
+ * NULL, else per row x * 1/sqrt(mean(x^2) + eps) * gamma.
+ * x and y are f32 or bf16 independently; m = x rows = y rows >= 1.
+ * Asynchronous on the context's stream; allocates nothing.
+ */
+QGEMV_API qgemv_status qgemv_matvec(qgemv_ctx *ctx, const qgemv_weight *w,
+                                    const qgemv_tensor *x, qgemv_tensor *y,
+                                    const qgemv_rmsnorm *norm);
+
+/* ---- host-side formats (no context needed) ----------------------------- */
+
+/* Bytes of `data` for a weight of this shape; 0 (with a message) when the
+ * shape is invalid or the size overflows. */
+QGEMV_API size_t qgemv_data_bytes(qgemv_format format, int64_t n, int64_t k, int32_t group);
+/* Number of f32 scales (NF4: n*k/64; Q2_0: 0). */
+QGEMV_API size_t qgemv_scale_count(qgemv_format format, int64_t n, int64_t k, int32_t group);
+
+/* Quantizes w[n, k] (f32, row-major). NF4 writes data and scales; Q2_0
+ * writes data and ignores scales (may be NULL). A non-finite weight is
+ * QGEMV_ERR_BAD_DATA naming its row and column, and nothing is written. */
+QGEMV_API qgemv_status qgemv_quantize(qgemv_format format, int64_t n, int64_t k, int32_t group,
+                                      const float *w, void *data, float *scales);
+/* Expands a host weight to f32 w[n, k] exactly. */
+QGEMV_API qgemv_status qgemv_dequantize(const qgemv_weight_desc *desc, float *w);
+
+/* The 16 NormalFloat values, ascending (index 7 is 0). */
+QGEMV_API const float *qgemv_nf4_table(void);
+
+/*
+ * The oracle: y = norm(x) . W^T computed from the host weight with weights
+ * dequantized exactly, products, sums and RMSNorm in double. x is [m, k] of
+ * x_dtype in host memory; gamma (NULL: no norm) is [k] of gamma_dtype. y
+ * receives [m, n] doubles; bound (may be NULL) receives per element
+ * R = sqrt(sum_k (w_ik * xn_k)^2), the scale of the accuracy contract:
+ * a backend's y is right when |y - ref| <= 1e-3 R (+ 2^-8 |ref| for bf16 y).
+ */
+QGEMV_API qgemv_status qgemv_reference_matvec(const qgemv_weight_desc *w, int64_t m,
+                                              qgemv_dtype x_dtype, const void *x,
+                                              qgemv_dtype gamma_dtype, const void *gamma,
+                                              float eps, double *y, double *bound);
+
+/* ---- scalar conversions (round to nearest even; NaN stays NaN) --------- */
+
+QGEMV_API uint16_t qgemv_f32_to_bf16(float f);
+QGEMV_API float qgemv_bf16_to_f32(uint16_t h);
+QGEMV_API uint16_t qgemv_f32_to_f16(float f);
+QGEMV_API float qgemv_f16_to_f32(uint16_t h);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* QGEMV_H */

@@ -1,0 +1,322 @@
+/* The built-in CPU backend: host memory, OpenMP over output rows, one of the
+ * ISA levels for the inner loops. */
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "../core/formats.h"
+#include "../core/reference.h"
+#include "../core/registry.h"
+#include "../core/topology.h"
+#include "cpu.h"
+
+typedef struct cpu_state {
+  const qg_cpu_level *level;
+  int threads;
+  /* Normalized activations. Grown (never shrunk) when a call needs more, so
+   * steady-state decode allocates nothing; the matvec is synchronous, so
+   * one buffer per context suffices. */
+  void *workspace;
+  size_t workspace_bytes;
+} cpu_state;
+
+static _Thread_local char detail[512];
+
+qgemv_status qg_cpu_fail(qgemv_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static const char *cpu_error_detail(void) { return detail; }
+static int cpu_device_count(void) { return 1; }
+
+static char build_info[128];
+static pthread_once_t build_info_once = PTHREAD_ONCE_INIT;
+
+static void make_build_info(void) {
+  size_t used = (size_t)snprintf(build_info, sizeof build_info, "cpu levels:");
+  for (int i = 0; i < qg_cpu_level_count && used < sizeof build_info; i++)
+    used += (size_t)snprintf(build_info + used, sizeof build_info - used, " %s", qg_cpu_levels[i]->name);
+}
+
+static const char *cpu_build_info(void) {
+  pthread_once(&build_info_once, make_build_info);
+  return build_info;
+}
+
+/* $QGEMV_NUM_THREADS, else one thread per core of the allowed cpuset. */
+static qgemv_status pick_threads(int *out) {
+  const char *env = getenv("QGEMV_NUM_THREADS");
+  if (env && *env) {
+    char *end;
+    long v = strtol(env, &end, 10);
+    if (*end != '\0' || v < 1 || v > 4096)
+      return qg_cpu_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_NUM_THREADS=%.32s: use a thread count from 1 to 4096", env);
+    *out = (int)v;
+    return QGEMV_OK;
+  }
+  *out = qg_topology_cores();
+  return QGEMV_OK;
+}
+
+static qgemv_status cpu_open(int device, void **state, int *opened) {
+  if (device > 0) return qg_cpu_fail(QGEMV_ERR_NO_DEVICE, "the CPU backend has one device, 0; asked for %d", device);
+  cpu_state *st = calloc(1, sizeof *st);
+  if (st == NULL) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "out of host memory");
+  qgemv_status s = qg_cpu_pick_level(&st->level);
+  if (s == QGEMV_OK) s = pick_threads(&st->threads);
+  if (s != QGEMV_OK) {
+    free(st);
+    return s;
+  }
+  *opened = 0;
+  *state = st;
+  return QGEMV_OK;
+}
+
+static void cpu_close(void *state) {
+  cpu_state *st = state;
+  free(st->workspace);
+  free(st);
+}
+
+static qgemv_status cpu_device_info(void *state, qgemv_device_info *info) {
+  cpu_state *st = state;
+  hwloc_topology_t t = qg_topology();
+  snprintf(info->name, sizeof info->name, "%s", qg_topology_cpu_name());
+  info->units = qg_topology_cores();
+  info->threads = st->threads;
+  if (t) info->memory_bytes = hwloc_get_root_obj(t)->total_memory;
+  info->llc_bytes = qg_topology_llc_bytes();
+  snprintf(info->isa, sizeof info->isa, "%s", st->level->name);
+  qg_topology_summary(info->locality, sizeof info->locality);
+  return QGEMV_OK;
+}
+
+static qgemv_status cpu_set_stream(void *state, void *native) {
+  (void)state;
+  if (native != NULL) return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED, "the CPU backend has no streams: pass NULL");
+  return QGEMV_OK;
+}
+
+static qgemv_status cpu_sync(void *state) {
+  (void)state;
+  return QGEMV_OK;
+}
+
+static qgemv_status cpu_alloc(void *state, size_t bytes, void **ptr) {
+  (void)state;
+  size_t rounded = (bytes + 63u) & ~(size_t)63u;
+  if (rounded < bytes || (*ptr = aligned_alloc(64, rounded)) == NULL)
+    return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+  return QGEMV_OK;
+}
+
+static void cpu_free(void *state, void *ptr) {
+  (void)state;
+  free(ptr);
+}
+
+static qgemv_status cpu_copy(void *state, void *dst, const void *src, size_t bytes) {
+  (void)state;
+  memcpy(dst, src, bytes);
+  return QGEMV_OK;
+}
+
+static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc, void **layout, size_t *resident) {
+  cpu_state *st = state;
+  size_t bytes, nscales;
+  qg_check_shape(desc->format, desc->n, desc->k, desc->group, NULL, &bytes, &nscales);
+  qg_cpu_weight *w = calloc(1, sizeof *w);
+  if (w == NULL) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "out of host memory");
+  if (cpu_alloc(state, bytes, &w->data) != QGEMV_OK ||
+      (nscales && cpu_alloc(state, nscales * sizeof(float), (void **)&w->scales) != QGEMV_OK)) {
+    free(w->data);
+    free(w);
+    return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes of host memory for the weight",
+                       bytes + nscales * sizeof(float));
+  }
+  /* First touch by the thread that will read the rows: the matvec splits
+   * rows over threads exactly as this loop does, so each row's pages land
+   * on the NUMA node of the core that reads them. */
+  size_t row_bytes = bytes / (size_t)desc->n, row_scales = nscales / (size_t)desc->n;
+  int64_t n = desc->n;
+#pragma omp parallel num_threads(st->threads)
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    nt = omp_get_num_threads();
+#endif
+    int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
+    memcpy((char *)w->data + (size_t)r0 * row_bytes, (const char *)desc->data + (size_t)r0 * row_bytes,
+           (size_t)(r1 - r0) * row_bytes);
+    if (row_scales)
+      memcpy(w->scales + (size_t)r0 * row_scales, desc->scales + (size_t)r0 * row_scales,
+             (size_t)(r1 - r0) * row_scales * sizeof(float));
+  }
+  w->bytes = bytes + nscales * sizeof(float);
+  w->desc = *desc;
+  w->desc.data = w->data;
+  w->desc.scales = w->scales;
+  *layout = w;
+  *resident = w->bytes;
+  return QGEMV_OK;
+}
+
+static void cpu_weight_free(void *state, void *layout) {
+  (void)state;
+  qg_cpu_weight *w = layout;
+  free(w->data);
+  free(w->scales);
+  free(w);
+}
+
+static qgemv_status ensure_workspace(cpu_state *st, size_t bytes) {
+  if (bytes <= st->workspace_bytes) return QGEMV_OK;
+  void *p;
+  if (cpu_alloc(st, bytes, &p) != QGEMV_OK) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY,
+      "cannot allocate %zu bytes for the normalized activations", bytes);
+  free(st->workspace);
+  st->workspace = p;
+  st->workspace_bytes = bytes;
+  return QGEMV_OK;
+}
+
+/* x -> f32 (RMSNorm applied), the scale per row computed in double. */
+static void normalize_f32(const qg_matvec_args *a, float *xn) {
+  for (int64_t r = 0; r < a->m; r++) {
+    size_t base = (size_t)r * (size_t)a->k;
+    double scale = 1.0;
+    if (a->gamma) {
+      double ss = 0.0;
+      for (int64_t j = 0; j < a->k; j++) {
+        double v = qg_load_elem(a->x_dtype, a->x, base + (size_t)j);
+        ss += v * v;
+      }
+      scale = 1.0 / sqrt(ss / (double)a->k + (double)a->eps);
+    }
+    for (int64_t j = 0; j < a->k; j++) {
+      double v = qg_load_elem(a->x_dtype, a->x, base + (size_t)j);
+      xn[base + (size_t)j] = (float)(a->gamma ? v * scale * qg_load_elem(a->gamma_dtype, a->gamma, (size_t)j) : v);
+    }
+  }
+}
+
+static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
+  cpu_state *st = state;
+  const qg_cpu_weight *w = a->layout;
+  const qg_cpu_level *level = st->level;
+  size_t count = (size_t)a->m * (size_t)a->k; /* fits: the x tensor exists */
+  size_t elem = level->wants_double ? sizeof(double) : sizeof(float);
+  if (count > SIZE_MAX / elem) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "activations too large for a workspace");
+  qgemv_status s = ensure_workspace(st, count * elem);
+  if (s != QGEMV_OK) return s;
+  qg_cpu_job job = {.w = w, .m = a->m, .y = a->y, .y_dtype = a->y_dtype};
+  if (level->wants_double) {
+    qg_ref_normalize(a->m, a->k, a->x_dtype, a->x, a->gamma_dtype, a->gamma, a->eps, st->workspace);
+    job.xd = st->workspace;
+  } else {
+    normalize_f32(a, st->workspace);
+    job.xn = st->workspace;
+  }
+  qg_cpu_rows_fn rows = w->desc.format == QGEMV_NF4 ? level->nf4_rows : level->q2_rows;
+  int64_t n = a->n;
+  /* Contiguous static split, the same as at upload (first touch). */
+#pragma omp parallel num_threads(st->threads)
+  {
+    int t = 0, nt = 1;
+#ifdef _OPENMP
+    t = omp_get_thread_num();
+    nt = omp_get_num_threads();
+#endif
+    int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
+    if (r1 > r0) rows(&job, r0, r1);
+  }
+  return QGEMV_OK;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* All threads sum their share of a buffer far larger than the caches; the
+ * best of several passes, after one pass that faults the pages in. */
+static qgemv_status cpu_read_bandwidth(void *state, size_t bytes, double *gbs) {
+  cpu_state *st = state;
+  size_t count = bytes / sizeof(uint64_t);
+  uint64_t *buf;
+  if (cpu_alloc(st, count * sizeof(uint64_t), (void **)&buf) != QGEMV_OK)
+    return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes to measure bandwidth", bytes);
+  double best = 0.0;
+  volatile uint64_t sink = 0;
+  for (int pass = 0; pass < 6; pass++) {
+    double t0 = now_seconds();
+    uint64_t total = 0;
+#pragma omp parallel num_threads(st->threads) reduction(+ : total)
+    {
+      int t = 0, nt = 1;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+      nt = omp_get_num_threads();
+#endif
+      size_t i0 = count * (size_t)t / (size_t)nt, i1 = count * (size_t)(t + 1) / (size_t)nt;
+      if (pass == 0) {
+        for (size_t i = i0; i < i1; i++) buf[i] = i; /* first touch by the reader */
+      } else {
+        uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        size_t i = i0;
+        for (; i + 4 <= i1; i += 4) {
+          a0 ^= buf[i];
+          a1 ^= buf[i + 1];
+          a2 ^= buf[i + 2];
+          a3 ^= buf[i + 3];
+        }
+        for (; i < i1; i++) a0 ^= buf[i];
+        total += a0 ^ a1 ^ a2 ^ a3;
+      }
+    }
+    double dt = now_seconds() - t0;
+    sink += total;
+    if (pass > 0 && (double)bytes / dt > best) best = (double)bytes / dt;
+  }
+  (void)sink;
+  free(buf);
+  *gbs = best / 1e9;
+  return QGEMV_OK;
+}
+
+static const qg_backend cpu_backend = {
+    .abi = QG_BACKEND_ABI,
+    .name = "cpu",
+    .error_detail = cpu_error_detail,
+    .device_count = cpu_device_count,
+    .build_info = cpu_build_info,
+    .open = cpu_open,
+    .close = cpu_close,
+    .device_info = cpu_device_info,
+    .set_stream = cpu_set_stream,
+    .sync = cpu_sync,
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .copy_in = cpu_copy,
+    .copy_out = cpu_copy,
+    .weight_upload = cpu_weight_upload,
+    .weight_free = cpu_weight_free,
+    .matvec = cpu_matvec,
+    .read_bandwidth = cpu_read_bandwidth,
+};
+
+const qg_backend *qg_cpu_backend(void) { return &cpu_backend; }

@@ -1,0 +1,1 @@
+# SIMD levels of the CPU backend (added to libqgemv_la_SOURCES).

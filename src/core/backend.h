@@ -1,0 +1,87 @@
+/*
+ * The backend interface: what the core asks of a device. Shared by the core
+ * and every backend, built in or loaded as a module, so it is plain C that
+ * also compiles as C++. Bump QG_BACKEND_ABI on any change to this file.
+ *
+ * The core validates every argument once; a backend trusts what reaches it.
+ * Backends never call back into the public API. A backend reports the detail
+ * of a failure through its own thread-local message (error_detail), which the
+ * core copies into qgemv_last_error().
+ */
+#ifndef QGEMV_BACKEND_H
+#define QGEMV_BACKEND_H
+
+#include "qgemv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QG_BACKEND_ABI 1u
+
+/* The module's one exported symbol. It stores the module's ABI number in
+ * *abi and returns its vtable; the core reads nothing else before checking
+ * that the number matches QG_BACKEND_ABI. */
+#define QG_MODULE_ENTRY "qgemv_module_entry"
+typedef const void *(*qg_module_entry_fn)(unsigned *abi);
+
+/* One matvec, already validated: y[m, n] = norm(x)[m, k] . W^T. */
+typedef struct qg_matvec_args {
+  const void *layout;     /* what weight_upload returned */
+  qgemv_format format;
+  int64_t n, k, m;
+  int32_t group;          /* 64 or 128 (NF4: 64) */
+  const void *x;          /* backend memory, [m, k] of x_dtype */
+  qgemv_dtype x_dtype;
+  void *y;                /* backend memory, [m, n] of y_dtype */
+  qgemv_dtype y_dtype;
+  const void *gamma;      /* backend memory, [k] of gamma_dtype; NULL: no norm */
+  qgemv_dtype gamma_dtype;
+  float eps;
+} qg_matvec_args;
+
+typedef struct qg_backend {
+  unsigned abi;
+  const char *name;
+  /* Thread-local message describing this backend's last failure. */
+  const char *(*error_detail)(void);
+  /* Devices usable here; 0 with error_detail saying why (no driver, ...). */
+  int (*device_count)(void);
+  /* Build facts (compiled architectures or ISA levels), for qgemv info. */
+  const char *(*build_info)(void);
+
+  /* device < 0: the backend chooses (e.g. nearest the caller's CPUs). */
+  qgemv_status (*open)(int device, void **state, int *device_opened);
+  void (*close)(void *state);
+  qgemv_status (*device_info)(void *state, qgemv_device_info *info);
+  qgemv_status (*set_stream)(void *state, void *native_stream);
+  qgemv_status (*sync)(void *state);
+
+  qgemv_status (*alloc)(void *state, size_t bytes, void **ptr);
+  void (*free)(void *state, void *ptr);
+  /* Synchronous with respect to queued work on the context. */
+  qgemv_status (*copy_in)(void *state, void *dst, const void *host_src, size_t bytes);
+  qgemv_status (*copy_out)(void *state, void *host_dst, const void *src, size_t bytes);
+
+  /* desc is validated (shapes and finite scales). */
+  qgemv_status (*weight_upload)(void *state, const qgemv_weight_desc *desc, void **layout,
+                                size_t *resident_bytes);
+  void (*weight_free)(void *state, void *layout);
+
+  qgemv_status (*matvec)(void *state, const qg_matvec_args *args);
+
+  /* Streaming read bandwidth of the device over a buffer of `bytes`
+   * (far above the last-level cache), for the benchmark's roofline. */
+  qgemv_status (*read_bandwidth)(void *state, size_t bytes, double *gbs);
+  /* Optional (NULL: none here): median seconds of the vendor library's
+   * dense bf16 GEMV y[m,n] = x[m,k] . W[n,k]^T (CUDA: cuBLAS, loaded at run
+   * time), rotating over `copies` weight copies, for the benchmark's
+   * baseline. UNSUPPORTED with a reason when the library is absent. */
+  qgemv_status (*dense_bf16_time)(void *state, int64_t n, int64_t k, int64_t m, int copies, double min_time,
+                                  double *seconds);
+} qg_backend;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,55 @@
+/* Weights: validated on the host, then handed to the backend's layout. */
+#include <stdlib.h>
+
+#include "error.h"
+#include "formats.h"
+#include "objects.h"
+
+qgemv_status qg_check_weight(const qgemv_weight *w, const qgemv_ctx *owner, const char *what) {
+  if (w == NULL) return qg_fail(QGEMV_ERR_INVALID_ARG, "%s is NULL", what);
+  if (w->magic != QG_MAGIC_WEIGHT) return qg_fail(QGEMV_ERR_INVALID_ARG, "%s is not a live qgemv_weight", what);
+  if (owner && w->ctx != owner)
+    return qg_fail(QGEMV_ERR_INVALID_ARG, "%s belongs to another context: upload it to this context", what);
+  return QGEMV_OK;
+}
+
+qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_desc *desc, qgemv_weight **out) {
+  if (out == NULL) return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_weight_upload: out is NULL");
+  *out = NULL;
+  qgemv_status s = qg_check_ctx(ctx, "qgemv_weight_upload");
+  if (s != QGEMV_OK) return s;
+  int32_t group;
+  s = qg_check_desc(desc, &group);
+  if (s != QGEMV_OK) return s;
+  qgemv_weight *w = calloc(1, sizeof *w);
+  if (w == NULL) return qg_fail(QGEMV_ERR_NO_MEMORY, "qgemv_weight_upload: out of host memory");
+  qgemv_weight_desc d = *desc;
+  d.group = group;
+  s = ctx->be->weight_upload(ctx->state, &d, &w->layout, &w->resident_bytes);
+  if (s != QGEMV_OK) {
+    free(w);
+    return qg_backend_fail(ctx->be, s, "qgemv_weight_upload");
+  }
+  w->magic = QG_MAGIC_WEIGHT;
+  w->ctx = ctx;
+  w->format = d.format;
+  w->n = d.n;
+  w->k = d.k;
+  w->group = group;
+  qg_list_add(ctx, &w->node);
+  *out = w;
+  return QGEMV_OK;
+}
+
+void qgemv_weight_free(qgemv_weight *w) {
+  if (w == NULL || w->magic != QG_MAGIC_WEIGHT) return;
+  w->ctx->be->weight_free(w->ctx->state, w->layout);
+  qg_list_remove(&w->node);
+  w->magic = 0;
+  free(w);
+}
+
+size_t qgemv_weight_resident_bytes(const qgemv_weight *w) {
+  if (qg_check_weight(w, NULL, "qgemv_weight_resident_bytes: weight") != QGEMV_OK) return 0;
+  return w->resident_bytes;
+}

@@ -1,0 +1,43 @@
+/* The qgemv command: shared helpers of its subcommands. */
+#ifndef QGEMV_TOOL_H
+#define QGEMV_TOOL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "qgemv.h"
+
+int cmd_info(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* Deterministic random numbers (splitmix64) and the test distributions. */
+typedef struct rng { uint64_t s; } rng;
+uint64_t rng_next(rng *r);
+double rng_uniform(rng *r); /* [0, 1) */
+double rng_normal(rng *r);
+typedef enum { DIST_NORMAL, DIST_HEAVY, DIST_LARGE, DIST_TINY, DIST_COUNT } dist_kind;
+const char *dist_name(dist_kind d);
+void fill_random(rng *r, dist_kind d, float *out, size_t count);
+
+/* A quantized host weight made from random data. */
+typedef struct host_weight {
+  qgemv_weight_desc desc;
+  void *data;
+  float *scales;
+  size_t bytes; /* data + scales */
+} host_weight;
+int host_weight_make(rng *r, dist_kind d, qgemv_format f, int32_t group, int64_t n, int64_t k, host_weight *out);
+void host_weight_free(host_weight *w);
+
+/* Host activations of a dtype from f32 values. */
+void *to_dtype(const float *src, size_t count, qgemv_dtype t);
+
+const char *format_label(qgemv_format f, int32_t group); /* "NF4", "Q2_0/g128" */
+const char *dtype_label(qgemv_dtype t);
+double seconds_now(void);
+/* Prints "qgemv: <what>: <status>: <last error>" to stderr. */
+void report_failure(const char *what, qgemv_status s);
+
+#endif
