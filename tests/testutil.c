@@ -1,0 +1,136 @@
+#include "testutil.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t tu_next(tu_rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double tu_uniform(tu_rng *r) { return (double)(tu_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+
+double tu_normal(tu_rng *r) {
+  double u1 = tu_uniform(r), u2 = tu_uniform(r);
+  if (u1 < 1e-300) u1 = 1e-300;
+  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+const char *tu_dist_name(tu_dist d) {
+  static const char *const names[] = {"normal", "heavy", "large", "tiny"};
+  return d < TU_DIST_COUNT ? names[d] : "?";
+}
+
+void tu_fill(tu_rng *r, tu_dist d, float *out, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    double v = tu_normal(r);
+    if (d == TU_HEAVY) v = v / (fabs(tu_normal(r)) + 0.05);
+    if (d == TU_LARGE) v *= 3.0e3;
+    if (d == TU_TINY) v *= 1.0e-4;
+    if (v == 0.0) v = 1e-3;
+    out[i] = (float)v;
+  }
+}
+
+void tu_weight_make(tu_rng *r, tu_dist d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out) {
+  size_t bytes = qgemv_data_bytes(f, n, k, group), nscales = qgemv_scale_count(f, n, k, group);
+  ck_assert_msg(bytes > 0, "qgemv_data_bytes: %s", qgemv_last_error());
+  float *w = malloc((size_t)n * (size_t)k * sizeof(float));
+  ck_assert_ptr_nonnull(w);
+  tu_fill(r, d, w, (size_t)n * (size_t)k);
+  out->data = malloc(bytes);
+  out->scales = nscales ? malloc(nscales * sizeof(float)) : NULL;
+  ck_assert_ptr_nonnull(out->data);
+  qgemv_status s = qgemv_quantize(f, n, k, group, w, out->data, out->scales);
+  ck_assert_msg(s == QGEMV_OK, "qgemv_quantize: %s", qgemv_last_error());
+  free(w);
+  out->desc = (qgemv_weight_desc){.format = f, .n = n, .k = k, .group = group, .data = out->data, .scales = out->scales};
+}
+
+void tu_weight_free(tu_weight *w) {
+  free(w->data);
+  free(w->scales);
+  w->data = NULL;
+  w->scales = NULL;
+}
+
+size_t tu_dtype_size(qgemv_dtype t) { return t == QGEMV_F32 ? 4 : 2; }
+
+void *tu_convert(const float *src, size_t count, qgemv_dtype t) {
+  void *p = malloc(count * tu_dtype_size(t));
+  ck_assert_ptr_nonnull(p);
+  for (size_t i = 0; i < count; i++) {
+    if (t == QGEMV_F32)
+      ((float *)p)[i] = src[i];
+    else
+      ((uint16_t *)p)[i] = qgemv_f32_to_bf16(src[i]);
+  }
+  return p;
+}
+
+double tu_elem(qgemv_dtype t, const void *p, size_t i) {
+  return t == QGEMV_F32 ? (double)((const float *)p)[i] : (double)qgemv_bf16_to_f32(((const uint16_t *)p)[i]);
+}
+
+static unsigned char guard_byte(size_t i) { return (unsigned char)(0xa5 ^ (i * 7)); }
+
+tu_guarded tu_guarded_new(size_t bytes) {
+  tu_guarded g = {.mem = malloc(bytes + TU_GUARD_BYTES), .bytes = bytes};
+  ck_assert_ptr_nonnull(g.mem);
+  tu_poison(&g);
+  return g;
+}
+
+void tu_poison(tu_guarded *g) {
+  memset(g->mem, 0xff, g->bytes);
+  for (size_t i = 0; i < TU_GUARD_BYTES; i++) g->mem[g->bytes + i] = guard_byte(i);
+}
+
+bool tu_guard_intact(const tu_guarded *g) {
+  for (size_t i = 0; i < TU_GUARD_BYTES; i++)
+    if (g->mem[g->bytes + i] != guard_byte(i)) return false;
+  return true;
+}
+
+void tu_guarded_free(tu_guarded *g) {
+  free(g->mem);
+  g->mem = NULL;
+}
+
+double tu_check_contract(const qgemv_weight_desc *w, int64_t m, qgemv_dtype x_dtype, const void *x,
+                         qgemv_dtype gamma_dtype, const void *gamma, float eps, qgemv_dtype y_dtype,
+                         const void *y, char *where, size_t where_size) {
+  size_t count = (size_t)m * (size_t)w->n;
+  double *ref = malloc(count * sizeof(double)), *bound = malloc(count * sizeof(double));
+  ck_assert_ptr_nonnull(ref);
+  ck_assert_ptr_nonnull(bound);
+  qgemv_status s = qgemv_reference_matvec(w, m, x_dtype, x, gamma_dtype, gamma, eps, ref, bound);
+  ck_assert_msg(s == QGEMV_OK, "qgemv_reference_matvec: %s", qgemv_last_error());
+  double worst = 0.0;
+  if (where && where_size) where[0] = '\0';
+  for (size_t i = 0; i < count; i++) {
+    double v = tu_elem(y_dtype, y, i);
+    double allowed = 1e-3 * bound[i] + (y_dtype == QGEMV_BF16 ? ldexp(fabs(ref[i]), -8) : 0.0);
+    double err = fabs(v - ref[i]), ratio;
+    if (isnan(ref[i]))
+      ratio = isnan(v) ? 0.0 : INFINITY;
+    else if (isnan(err))
+      ratio = INFINITY;
+    else
+      ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
+    if (ratio > worst || (i == 0 && where)) {
+      if (ratio > worst) worst = ratio;
+      if (where)
+        snprintf(where, where_size, "row %zu col %zu: got %.9g, oracle %.9g, allowed +-%.3g", i / (size_t)w->n,
+                 i % (size_t)w->n, v, ref[i], allowed);
+    }
+  }
+  free(ref);
+  free(bound);
+  return worst;
+}

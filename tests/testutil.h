@@ -1,0 +1,65 @@
+/* Helpers shared by the Check suites: seeded random data of several
+ * distributions, quantized host weights, poisoned and guarded outputs, and
+ * the accuracy contract (DESIGN.md s.5) against qgemv_reference_matvec. */
+#ifndef QGEMV_TESTUTIL_H
+#define QGEMV_TESTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qgemv.h"
+
+/* Exit status automake reads as SKIP. */
+#define TU_SKIP 77
+
+typedef struct tu_rng { uint64_t s; } tu_rng;
+uint64_t tu_next(tu_rng *r);
+double tu_uniform(tu_rng *r); /* [0, 1) */
+double tu_normal(tu_rng *r);
+
+/* Distributions of test data; none yields zeros. */
+typedef enum { TU_NORMAL, TU_HEAVY, TU_LARGE, TU_TINY, TU_DIST_COUNT } tu_dist;
+const char *tu_dist_name(tu_dist d);
+void tu_fill(tu_rng *r, tu_dist d, float *out, size_t count);
+
+/* A host weight quantized from random data with qgemv_quantize. */
+typedef struct tu_weight {
+  qgemv_weight_desc desc;
+  void *data;
+  float *scales;
+} tu_weight;
+/* Aborts the test (Check assertion) on failure. */
+void tu_weight_make(tu_rng *r, tu_dist d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out);
+void tu_weight_free(tu_weight *w);
+
+/* count f32 values converted to dtype t in a new malloc'ed buffer. */
+void *tu_convert(const float *src, size_t count, qgemv_dtype t);
+size_t tu_dtype_size(qgemv_dtype t);
+/* Element i of a host array of dtype t. */
+double tu_elem(qgemv_dtype t, const void *p, size_t i);
+
+/* A host buffer of `bytes` followed by a guard region of known bytes. */
+#define TU_GUARD_BYTES 256
+typedef struct tu_guarded {
+  unsigned char *mem;
+  size_t bytes;
+} tu_guarded;
+tu_guarded tu_guarded_new(size_t bytes);
+/* Fills the payload with 0xff (NaN in f32 and bf16) and the guard with a
+ * pattern. */
+void tu_poison(tu_guarded *g);
+/* True when the guard still holds its pattern. */
+bool tu_guard_intact(const tu_guarded *g);
+void tu_guarded_free(tu_guarded *g);
+
+/* Checks y ([m, n] of y_dtype) against the oracle for this weight, x and
+ * optional gamma under the accuracy contract; every element must have been
+ * written (no poison left) and be free of NaN unless the oracle has one.
+ * Returns the worst error as a fraction of the allowed bound (<= 1 passes);
+ * fills `where` with the worst element's description. */
+double tu_check_contract(const qgemv_weight_desc *w, int64_t m, qgemv_dtype x_dtype, const void *x,
+                         qgemv_dtype gamma_dtype, const void *gamma, float eps, qgemv_dtype y_dtype,
+                         const void *y, char *where, size_t where_size);
+
+#endif
