@@ -16,7 +16,24 @@ include tests/core.mk
 include tests/cpu.mk
 include tests/cuda.mk
 include tests/tool.mk
+include tests/hardening.mk
 else
 TESTS += tests/no-check.sh
 endif
 dist_noinst_SCRIPTS += tests/no-check.sh
+
+# Every suite under valgrind (no fork, so valgrind follows the tests):
+# invalid accesses and definite leaks fail.
+VALGRIND_LOG_COMPILER = $(LIBTOOL) --mode=execute valgrind -q --error-exitcode=1 \
+	--leak-check=full --errors-for-leak-kinds=definite
+check-valgrind:
+	$(MAKE) $(AM_MAKEFLAGS) check CK_FORK=no QGEMV_TEST_QUICK=1 LOG_COMPILER='$(VALGRIND_LOG_COMPILER)'
+.PHONY: check-valgrind
+
+# After `make install`: a program outside the tree builds with pkg-config.
+EXTRA_DIST += examples/minimal.c
+installcheck-local:
+	PKG_CONFIG_PATH='$(DESTDIR)$(libdir)/pkgconfig'; export PKG_CONFIG_PATH; \
+	$(CC) -std=c11 -o installcheck-minimal $(srcdir)/examples/minimal.c \
+	  `$(PKG_CONFIG) --cflags --libs qgemv` -lm -Wl,-rpath,'$(DESTDIR)$(libdir)' && \
+	./installcheck-minimal && rm -f installcheck-minimal

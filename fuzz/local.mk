@@ -1,0 +1,1 @@
+# libFuzzer targets: make fuzz (needs clang).

@@ -1,0 +1,1 @@
+# Check suites of this area (included from tests/local.mk).
