@@ -6,6 +6,7 @@
  * core touches anything else in it. Every refusal is reported in words.
  */
 #define _GNU_SOURCE
+#include "config.h"
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <pthread.h>
