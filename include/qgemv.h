@@ -221,11 +221,13 @@ QGEMV_API size_t qgemv_data_bytes(qgemv_format format, int64_t n, int64_t k, int
 QGEMV_API size_t qgemv_scale_count(qgemv_format format, int64_t n, int64_t k, int32_t group);
 
 /* Quantizes w[n, k] (f32, row-major). NF4 writes data and scales; Q2_0
- * writes data and ignores scales (may be NULL). A non-finite weight is
+ * writes data and ignores scales (may be NULL). A non-finite weight, or a
+ * Q2_0 block whose max |w| (>= 65520) overflows the fp16 scale, is
  * QGEMV_ERR_BAD_DATA naming its row and column, and nothing is written. */
 QGEMV_API qgemv_status qgemv_quantize(qgemv_format format, int64_t n, int64_t k, int32_t group,
                                       const float *w, void *data, float *scales);
-/* Expands a host weight to f32 w[n, k] exactly. */
+/* Expands a host weight to f32 w[n, k]: Q2_0 values are exact; an NF4
+ * value is the table entry times its scale, rounded once to f32. */
 QGEMV_API qgemv_status qgemv_dequantize(const qgemv_weight_desc *desc, float *w);
 
 /* The 16 NormalFloat values, ascending (index 7 is 0). */

@@ -214,10 +214,18 @@ qgemv_status qgemv_quantize(qgemv_format format, int64_t n, int64_t k, int32_t g
   if (format == QGEMV_NF4 && scales == NULL)
     return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_quantize: NF4 needs a scales array of n*k/64 floats");
   for (int64_t r = 0; r < n; r++)
-    for (int64_t c = 0; c < k; c++)
-      if (!isfinite(w[(size_t)r * (size_t)k + (size_t)c]))
+    for (int64_t c = 0; c < k; c++) {
+      float v = w[(size_t)r * (size_t)k + (size_t)c];
+      if (!isfinite(v))
         return qg_fail(QGEMV_ERR_BAD_DATA, "weight at row %lld column %lld is not finite; nothing was written",
                        (long long)r, (long long)c);
+      /* ggml would store an infinite fp16 scale that no loader accepts. */
+      if (format == QGEMV_Q2_0 && fabsf(v) >= 65520.0f)
+        return qg_fail(QGEMV_ERR_BAD_DATA,
+                       "weight at row %lld column %lld is %g: a Q2_0 block's max |w| must stay below 65520 to fit its "
+                       "fp16 scale; nothing was written",
+                       (long long)r, (long long)c, (double)v);
+    }
   int64_t per_row = k / g;
   for (int64_t r = 0; r < n; r++) {
     for (int64_t b = 0; b < per_row; b++) {

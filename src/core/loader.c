@@ -81,11 +81,22 @@ static int try_dir(module_slot *slot, const char *dir, size_t dirlen, char *sear
   }
   unsigned abi = 0;
   const qg_backend *be = (const qg_backend *)entry(&abi);
-  if (abi != QG_BACKEND_ABI || be == NULL || be->abi != QG_BACKEND_ABI) {
+  if (abi != QG_BACKEND_ABI) {
     refuse(slot, QGEMV_ERR_ABI,
            "%s was built for backend ABI %u but this libqgemv needs ABI %u: install the module from the same "
            "qgemv release",
            path, abi, QG_BACKEND_ABI);
+    dlclose(handle);
+    return -1;
+  }
+  if (be == NULL || be->abi != QG_BACKEND_ABI) {
+    if (be == NULL)
+      refuse(slot, QGEMV_ERR_ABI, "%s reported ABI %u but returned no backend table: the module is broken", path, abi);
+    else
+      refuse(slot, QGEMV_ERR_ABI,
+             "%s reported ABI %u but its backend table says ABI %u: the module is broken or mismatched; install "
+             "the module from the same qgemv release",
+             path, abi, be->abi);
     dlclose(handle);
     return -1;
   }

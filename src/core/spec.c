@@ -1,6 +1,7 @@
 #include "spec.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,13 @@ int qg_parse_index(const char *s) {
   return (int)v;
 }
 
+static bool is_known(const char *name, size_t len) {
+  static const char *const known[] = {"auto", "cpu", "cuda"};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strlen(known[i]) == len && strncmp(name, known[i], len) == 0) return true;
+  return false;
+}
+
 qgemv_status qg_spec_parse(const char *spec, qg_spec *out) {
   const char *origin = "backend spec";
   if (spec == NULL) {
@@ -26,13 +34,14 @@ qgemv_status qg_spec_parse(const char *spec, qg_spec *out) {
   }
   const char *colon = strchr(spec, ':');
   size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
-  if (name_len == 0 || name_len >= sizeof out->name)
-    return qg_fail(QGEMV_ERR_INVALID_ARG, "%s '%.64s' is not valid: use auto, cpu, cuda or cuda:N", origin, spec);
+  if (name_len == 0)
+    return qg_fail(QGEMV_ERR_INVALID_ARG, "%s '%.64s' names no backend: use auto, cpu, cuda or cuda:N", origin, spec);
+  /* Known names are short; any other name, however long, is unknown. */
+  if (name_len >= sizeof out->name || !is_known(spec, name_len))
+    return qg_fail(QGEMV_ERR_NO_BACKEND, "%s names unknown backend '%.*s': use auto, cpu, cuda or cuda:N", origin,
+                   (int)(name_len > 64 ? 64 : name_len), spec);
   memcpy(out->name, spec, name_len);
   out->name[name_len] = '\0';
-  if (strcmp(out->name, "auto") != 0 && strcmp(out->name, "cpu") != 0 && strcmp(out->name, "cuda") != 0)
-    return qg_fail(QGEMV_ERR_NO_BACKEND, "%s names unknown backend '%s': use auto, cpu, cuda or cuda:N", origin,
-                   out->name);
   out->device = -1;
   if (colon) {
     if (strcmp(out->name, "auto") == 0)
@@ -44,7 +53,9 @@ qgemv_status qg_spec_parse(const char *spec, qg_spec *out) {
                      origin, spec);
     return QGEMV_OK;
   }
-  const char *dev = getenv("QGEMV_DEVICE");
+  /* $QGEMV_DEVICE names a GPU (job scripts set it per rank); the CPU
+   * backend has one device and ignores it. */
+  const char *dev = strcmp(out->name, "cpu") == 0 ? NULL : getenv("QGEMV_DEVICE");
   if (dev != NULL && *dev != '\0') {
     out->device = qg_parse_index(dev);
     if (out->device < 0)

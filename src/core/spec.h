@@ -10,7 +10,7 @@ typedef struct qg_spec {
 } qg_spec;
 
 /* spec NULL means $QGEMV_BACKEND, then "auto". $QGEMV_DEVICE fills the
- * device when the spec names none. */
+ * device when the spec names none (GPU backends only). */
 qgemv_status qg_spec_parse(const char *spec, qg_spec *out);
 /* Parses a decimal device index in [0, INT_MAX]; -1 when not a number. */
 int qg_parse_index(const char *s);
