@@ -15,12 +15,17 @@ TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(OPENMP_CFLAGS)
 include tests/core.mk
 include tests/cpu.mk
 include tests/cuda.mk
-include tests/tool.mk
 include tests/hardening.mk
 else
 TESTS += tests/no-check.sh
 endif
 dist_noinst_SCRIPTS += tests/no-check.sh
+# The tool's tests are shell scripts: they need no Check.
+include tests/tool.mk
+# Shell tests run under the shell, also when check-valgrind wraps the
+# compiled suites in valgrind (which would report the shell's own leaks).
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
 
 # Every suite under valgrind (no fork, so valgrind follows the tests):
 # invalid accesses and definite leaks fail.

@@ -1,199 +1,185 @@
-/* qgemv bench: matvec time on decode-sized shapes against the device's
- * streaming read bandwidth measured in the same run (DESIGN.md s.9). */
+/* qgemv bench: plans the rows, measures them one at a time (weights freed
+ * after each, so memory stays near one working set), and writes the table,
+ * JSON and CSV. The read bandwidth and the dense baselines are measured in
+ * the same run, so every ratio compares figures taken under one load. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "tool.h"
+#include "bench.h"
 
-typedef struct bench_shape { int64_t n, k; const char *name; } bench_shape;
+/* ---- progress on stderr, once the run has taken more than a second ---- */
 
-/* One decode step of Llama-3-8B: q, k, v, o, gate, up, down. */
-static const bench_shape llama3_8b[] = {
-    {4096, 4096, "q"}, {1024, 4096, "k"}, {1024, 4096, "v"}, {4096, 4096, "o"},
-    {14336, 4096, "gate"}, {14336, 4096, "up"}, {4096, 14336, "down"},
-};
+static struct {
+  bool on, tty, shown;
+  double start;
+} progress;
 
-typedef struct bench_opts {
-  const char *spec;
-  bench_shape shapes[32];
-  int nshapes;
-  int formats; /* bit 0 NF4, bit 1 Q2_0 g128, bit 2 Q2_0 g64 */
-  qgemv_dtype dtype;
-  int64_t m;
-  double min_time;
-  size_t working_set;
-} bench_opts;
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+static void progress_begin(bool quiet) {
+  progress.on = !quiet;
+  progress.tty = isatty(STDERR_FILENO);
+  progress.start = seconds_now();
 }
 
-/* Median seconds per matvec over rounds of back-to-back calls that rotate
- * through `copies` weights (so that the working set exceeds the caches). */
-static int time_matvec(qgemv_ctx *ctx, qgemv_weight **ws, int copies, qgemv_tensor *x, qgemv_tensor *y,
-                       double min_time, double *median) {
-  double samples[256];
-  int count = 0;
-  double start = seconds_now();
-  for (int round = -1; count < 256; round++) {
-    double t0 = seconds_now();
-    for (int c = 0; c < copies; c++) {
-      qgemv_status s = qgemv_matvec(ctx, ws[c], x, y, NULL);
-      if (s != QGEMV_OK) return report_failure("bench: matvec", s), -1;
-    }
-    qgemv_status s = qgemv_sync(ctx);
-    if (s != QGEMV_OK) return report_failure("bench: sync", s), -1;
-    double dt = (seconds_now() - t0) / copies;
-    if (round >= 0) samples[count++] = dt; /* round -1 warms up */
-    if (count >= 5 && seconds_now() - start > min_time) break;
-  }
-  qsort(samples, (size_t)count, sizeof(double), cmp_double);
-  *median = samples[count / 2];
+static void progress_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void progress_note(const char *fmt, ...) {
+  if (!progress.on || seconds_now() - progress.start < 1.0) return;
+  /* on a terminal, one line rewritten in place; in a log, a line each */
+  fputs(progress.tty ? "\r\033[K" : "", stderr);
+  fputs("qgemv bench: ", stderr);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputs(progress.tty ? "" : "\n", stderr);
+  fflush(stderr);
+  progress.shown = true;
+}
+
+/* Clears an in-place progress line before stdout writes under it. */
+static void progress_clear(void) {
+  if (progress.tty && progress.shown) fputs("\r\033[K", stderr);
+  progress.shown = false;
+}
+
+/* ---- the plan ---- */
+
+/* Rows layer by layer (then m, dtype, format), so that a layer's formats
+ * share one baseline measured just before them. */
+static int plan(bench_run *run) {
+  const bench_opts *o = run->o;
+  size_t count = (size_t)o->nlayers * (size_t)o->nms * (size_t)o->ndtypes * (size_t)o->nformats;
+  run->rows = calloc(count, sizeof *run->rows);
+  run->baselines = calloc((size_t)o->nlayers * (size_t)o->nms, sizeof *run->baselines);
+  if (!run->rows || !run->baselines) return -1;
+  for (int l = 0; l < o->nlayers; l++)
+    for (int mi = 0; mi < o->nms; mi++)
+      for (int d = 0; d < o->ndtypes; d++)
+        for (int f = 0; f < o->nformats; f++)
+          run->rows[run->nrows++] = (bench_row){.layer = &o->layers[l], .format = o->formats[f],
+                                                .dtype = o->dtypes[d], .m = o->ms[mi], .same_as = -1, .baseline = -1};
   return 0;
 }
 
-static int bench_one(qgemv_ctx *ctx, const bench_opts *o, const bench_shape *sh, qgemv_format f, int32_t group,
-                     double read_gbs) {
-  rng r = {42};
-  host_weight hw;
-  if (host_weight_make(&r, DIST_NORMAL, f, group, sh->n, sh->k, &hw) != 0) {
-    fprintf(stderr, "qgemv bench: cannot make a %lldx%lld weight: %s\n", (long long)sh->n, (long long)sh->k,
-            qgemv_last_error());
-    return -1;
+/* An earlier row of the same shape, format, dtype and m (k and v, gate and
+ * up): its measurement stands for this one. */
+static int earlier_twin(const bench_run *run, int i) {
+  const bench_row *r = &run->rows[i];
+  for (int j = 0; j < i; j++) {
+    const bench_row *p = &run->rows[j];
+    if (p->same_as < 0 && p->layer->n == r->layer->n && p->layer->k == r->layer->k && p->m == r->m &&
+        p->dtype == r->dtype && p->format.format == r->format.format && p->format.group == r->format.group)
+      return j;
   }
-  int copies = (int)((o->working_set + hw.bytes - 1) / hw.bytes);
-  if (copies < 1) copies = 1;
-  if (copies > 4096) copies = 4096;
-  qgemv_weight **ws = calloc((size_t)copies, sizeof *ws);
-  qgemv_tensor *x = NULL, *y = NULL;
-  int rc = -1;
-  size_t xc = (size_t)(o->m * sh->k), es = o->dtype == QGEMV_F32 ? 4 : 2;
-  float *xf = malloc(xc * sizeof(float));
-  void *xh = NULL;
-  if (!ws || !xf) goto out;
-  fill_random(&r, DIST_NORMAL, xf, xc);
-  xh = to_dtype(xf, xc, o->dtype);
-  qgemv_status s;
-  for (int c = 0; c < copies; c++)
-    if ((s = qgemv_weight_upload(ctx, &hw.desc, &ws[c])) != QGEMV_OK) {
-      report_failure("bench: upload", s);
-      goto out;
-    }
-  if ((s = qgemv_tensor_new(ctx, o->dtype, o->m, sh->k, &x)) || (s = qgemv_tensor_new(ctx, o->dtype, o->m, sh->n, &y)) ||
-      (s = qgemv_tensor_write(x, xh, xc * es))) {
-    report_failure("bench: tensors", s);
-    goto out;
+  return -1;
+}
+
+/* The baseline of a row's shape and m, measured on first use. */
+static int baseline_for(bench_run *run, qgemv_ctx *ctx, const bench_row *r) {
+  int b = 0;
+  while (b < run->nbaselines && !(run->baselines[b].n == r->layer->n && run->baselines[b].k == r->layer->k &&
+                                  run->baselines[b].m == r->m))
+    b++;
+  if (b == run->nbaselines) {
+    bench_baseline *nb = &run->baselines[run->nbaselines++];
+    *nb = (bench_baseline){.n = r->layer->n, .k = r->layer->k, .m = r->m};
+    progress_note("dense baseline %lldx%lld m=%lld ...", (long long)nb->n, (long long)nb->k, (long long)nb->m);
+    bench_dense(ctx, &run->info, run->o, run->working_set, nb->n, nb->k, nb->m, &nb->d);
   }
-  double t;
-  if (time_matvec(ctx, ws, copies, x, y, o->min_time, &t) != 0) goto out;
-  double bytes = (double)qgemv_weight_resident_bytes(ws[0]) + (double)xc * es + (double)(o->m * sh->n) * es;
-  double gbs = bytes / t / 1e9;
-  printf("%-6s %6lldx%-6lld %-10s %-5s %3lld %10.1f %9.1f %7.1f%%\n", sh->name, (long long)sh->n, (long long)sh->k,
-         format_label(f, group), dtype_label(o->dtype), (long long)o->m, t * 1e6, gbs, 100.0 * gbs / read_gbs);
-  fflush(stdout);
-  rc = 0;
-out:
-  for (int c = 0; ws && c < copies; c++) qgemv_weight_free(ws[c]);
-  free(ws);
-  qgemv_tensor_free(x);
-  qgemv_tensor_free(y);
-  free(xf);
-  free(xh);
-  host_weight_free(&hw);
-  return rc;
+  return b;
 }
 
-static void usage(FILE *f) {
-  fprintf(f, "usage: qgemv bench [--backend SPEC] [--shape NxK]... [--format nf4|q2_0|q2_0g64|all]\n"
-             "                   [--dtype f32|bf16] [--m M] [--min-time SEC]\n\n"
-             "Times matvec (median of rounds of back-to-back calls that rotate over enough\n"
-             "weight copies to exceed the last-level cache) and reports GB/s = (weight +\n"
-             "x + y bytes) / time, and that as a percentage of the streaming read bandwidth\n"
-             "measured in the same run. Default: the Llama-3-8B decode layers, NF4 and\n"
-             "Q2_0 g128, m = 1, bf16 activations.\n");
-}
-
-static int parse_shape(const char *s, bench_shape *out) {
-  char *end;
-  long long n = strtoll(s, &end, 10);
-  if (*end != 'x' && *end != 'X') return -1;
-  long long k = strtoll(end + 1, &end, 10);
-  if (*end != '\0' || n <= 0 || k <= 0) return -1;
-  out->n = n;
-  out->k = k;
-  out->name = "shape";
-  return 0;
-}
-
-int cmd_bench(int argc, char **argv) {
-  bench_opts o = {.formats = 3, .dtype = QGEMV_BF16, .m = 1, .min_time = 0.5};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(a, "--backend") && v) {
-      o.spec = v, i++;
-    } else if (!strcmp(a, "--shape") && v) {
-      if (o.nshapes >= 32 || parse_shape(v, &o.shapes[o.nshapes]) != 0) {
-        fprintf(stderr, "qgemv bench: --shape '%s': expected NxK with N, K > 0 (at most 32 shapes)\n", v);
-        return 2;
-      }
-      o.nshapes++, i++;
-    } else if (!strcmp(a, "--format") && v) {
-      o.formats = !strcmp(v, "nf4") ? 1 : !strcmp(v, "q2_0") ? 2 : !strcmp(v, "q2_0g64") ? 4 : !strcmp(v, "all") ? 7 : 0;
-      if (!o.formats) {
-        fprintf(stderr, "qgemv bench: --format '%s': use nf4, q2_0, q2_0g64 or all\n", v);
-        return 2;
-      }
-      i++;
-    } else if (!strcmp(a, "--dtype") && v) {
-      if (strcmp(v, "f32") && strcmp(v, "bf16")) {
-        fprintf(stderr, "qgemv bench: --dtype '%s': use f32 or bf16\n", v);
-        return 2;
-      }
-      o.dtype = !strcmp(v, "f32") ? QGEMV_F32 : QGEMV_BF16, i++;
-    } else if (!strcmp(a, "--m") && v) {
-      o.m = strtoll(v, NULL, 10), i++;
-      if (o.m < 1) {
-        fprintf(stderr, "qgemv bench: --m '%s': use a row count >= 1\n", v);
-        return 2;
-      }
-    } else if (!strcmp(a, "--min-time") && v) {
-      o.min_time = strtod(v, NULL), i++;
+static int measure_all(bench_run *run, qgemv_ctx *ctx, FILE *table) {
+  int failed = 0;
+  for (int i = 0; i < run->nrows; i++) {
+    bench_row *r = &run->rows[i];
+    if (run->o->baseline) r->baseline = baseline_for(run, ctx, r);
+    int twin = earlier_twin(run, i);
+    if (twin >= 0) {
+      r->q = run->rows[twin].q;
+      r->same_as = twin;
     } else {
-      fprintf(stderr, "qgemv bench: unknown option or missing value '%s' (qgemv bench --help)\n", a);
-      return 2;
+      progress_note("[%d/%d] %s %lldx%lld %s %s m=%lld ...", i + 1, run->nrows, r->layer->name,
+                    (long long)r->layer->n, (long long)r->layer->k, format_label(r->format.format, r->format.group),
+                    dtype_label(r->dtype), (long long)r->m);
+      bench_quant(ctx, run->o, run->working_set, r->layer->n, r->layer->k, r->format, r->dtype, r->m, &r->q);
+    }
+    failed += !r->q.ok;
+    if (table) {
+      progress_clear();
+      bench_table_row(table, run, i);
+      fflush(table);
     }
   }
-  if (o.nshapes == 0) {
-    o.nshapes = (int)(sizeof llama3_8b / sizeof llama3_8b[0]);
-    memcpy(o.shapes, llama3_8b, sizeof llama3_8b);
-  }
+  return failed;
+}
+
+/* ---- the command ---- */
+
+static int write_record(const char *path, FILE *f, const bench_run *run, void (*writer)(FILE *, const bench_run *)) {
+  if (!f) return 0;
+  writer(f, run);
+  return out_close("bench", f, path);
+}
+
+static int run_bench(bench_run *run, FILE *json, FILE *csv) {
+  const bench_opts *o = run->o;
+  FILE *table = o->quiet || json == stdout || csv == stdout ? NULL : stdout;
   qgemv_ctx *ctx;
-  qgemv_status s = qgemv_open(o.spec, &ctx);
+  qgemv_status s = qgemv_open(o->spec, &ctx);
   if (s != QGEMV_OK) return report_failure("bench: open", s), 1;
-  qgemv_device_info info;
-  qgemv_ctx_info(ctx, &info);
-  /* Rotate over at least 4x the last-level cache, and 1 GiB. */
-  o.working_set = info.llc_bytes * 4 > (1u << 30) ? info.llc_bytes * 4 : (1u << 30);
-  double read_gbs;
-  if ((s = qgemv_measure_read_bandwidth(ctx, 0, &read_gbs)) != QGEMV_OK) {
+  qgemv_ctx_info(ctx, &run->info);
+  /* DESIGN.md section 9: rotate over at least 4x the last-level cache and
+   * at least 1 GiB, so that weights come from memory. */
+  uint64_t four_llc = 4 * run->info.llc_bytes;
+  run->working_set = o->working_set ? o->working_set : four_llc > (1ull << 30) ? four_llc : (1ull << 30);
+  double load[1];
+  run->load_avg = getloadavg(load, 1) == 1 ? load[0] : -1;
+  utc_timestamp(run->started, sizeof run->started);
+  progress_begin(o->quiet);
+  int failed = 0;
+  if ((s = qgemv_measure_read_bandwidth(ctx, 0, &run->read_gbs)) != QGEMV_OK) {
     report_failure("bench: read bandwidth", s);
+    run->read_gbs = NAN;
+    failed++;
+  }
+  if (plan(run) != 0) {
+    fprintf(stderr, "qgemv bench: out of memory\n");
     qgemv_close(ctx);
     return 1;
   }
-  printf("backend %s:%d  %s%s%s  streaming read %.1f GB/s  working set %.0f MB per shape\n", info.backend, info.index,
-         info.name, info.isa[0] ? "  ISA " : "", info.isa, read_gbs, (double)o.working_set / 1e6);
-  printf("%-6s %-13s %-10s %-5s %3s %10s %9s %8s\n", "layer", "NxK", "format", "x/y", "m", "time(us)", "GB/s", "%read");
-  int rc = 0;
-  for (int i = 0; i < o.nshapes; i++) {
-    if (o.formats & 1) rc |= bench_one(ctx, &o, &o.shapes[i], QGEMV_NF4, 64, read_gbs);
-    if (o.formats & 2) rc |= bench_one(ctx, &o, &o.shapes[i], QGEMV_Q2_0, 128, read_gbs);
-    if (o.formats & 4) rc |= bench_one(ctx, &o, &o.shapes[i], QGEMV_Q2_0, 64, read_gbs);
-  }
+  if (table) bench_table_header(table, run);
+  failed += measure_all(run, ctx, table);
+  progress_clear();
+  if (table) bench_table_footer(table, run);
   qgemv_close(ctx);
-  return rc ? 1 : 0;
+  return failed ? 1 : 0;
+}
+
+int cmd_bench(int argc, char **argv) {
+  bench_opts o;
+  int rc = bench_parse(argc, argv, &o);
+  if (rc >= 0) return rc;
+  /* Open the outputs first: a bad path should fail before a long run. */
+  FILE *json = o.json_path ? out_open("bench", o.json_path) : NULL;
+  FILE *csv = o.csv_path ? out_open("bench", o.csv_path) : NULL;
+  if ((o.json_path && !json) || (o.csv_path && !csv)) {
+    if (json && json != stdout) fclose(json);
+    if (csv && csv != stdout) fclose(csv);
+    return 1;
+  }
+  bench_run run = {.o = &o};
+  rc = run_bench(&run, json, csv);
+  if (run.rows) {
+    if (write_record(o.json_path, json, &run, bench_write_json) != 0) rc = 1;
+    if (write_record(o.csv_path, csv, &run, bench_write_csv) != 0) rc = 1;
+  } else { /* nothing measured: leave the files empty */
+    if (json && json != stdout) fclose(json);
+    if (csv && csv != stdout) fclose(csv);
+  }
+  free(run.rows);
+  free(run.baselines);
+  return rc;
 }

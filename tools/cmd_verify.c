@@ -1,151 +1,205 @@
-/* qgemv verify: every operation combination on a backend against the
- * oracle (qgemv_reference_matvec), under the accuracy contract. */
+/* qgemv verify: every operation combination on one backend, or on every
+ * usable backend device and CPU ISA level (--backend all), against the
+ * oracle; a table, optional JSON, and a non-zero exit on any failure. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tool.h"
+#include "json.h"
+#include "opts.h"
+#include "targets.h"
+#include "verify.h"
 
-typedef struct combo {
-  qgemv_format format;
-  int32_t group;
-  qgemv_dtype x, y;
-  int norm; /* 0 none, 1 rmsnorm */
-} combo;
+typedef struct target_run {
+  target t;
+  bool ran;           /* false: skipped (t.reason says why) */
+  qgemv_device_info info;
+  combo_result results[COMBO_COUNT];
+  int failed;
+} target_run;
 
-typedef struct shape { int64_t n, k; } shape;
+static combo combos[COMBO_COUNT];
+/* The table goes to stdout, or to stderr when JSON takes stdout. */
+static FILE *table;
 
-static const shape shapes[] = {{257, 1152}, {33, 4224}};
-static const int64_t ms[] = {1, 5, 17};
+static bool passed(const combo_result *r) { return r->worst <= 1.0; }
 
-/* Worst |y - ref| / allowed over one call; < 0 on an API failure. NaN or an
- * unwritten (still poisoned) element counts as infinitely wrong. */
-static double run_one(qgemv_ctx *ctx, const combo *c, shape sh, int64_t m, rng *r, dist_kind dist) {
-  host_weight hw;
-  if (host_weight_make(r, dist, c->format, c->group, sh.n, sh.k, &hw) != 0) {
-    fprintf(stderr, "qgemv verify: cannot make a random weight: %s\n", qgemv_last_error());
-    return -1;
+static void print_row(const char *label, const combo *c, const combo_result *r) {
+  fprintf(table, "%-12s %-10s %-5s %-5s %-8s %12.4g  %s\n", label, format_label(c->format, c->group), dtype_label(c->x),
+         dtype_label(c->y), c->norm ? "on" : "off", r->worst, passed(r) ? "pass" : "FAIL");
+  if (r->error[0]) fprintf(table, "%-12s   error: %s\n", "", r->error);
+}
+
+/* Runs every combination on one target; same seed on every target, so
+ * they all see identical data. */
+static void run_target(target_run *tr, uint64_t seed) {
+  qgemv_ctx *ctx;
+  if (target_open(&tr->t, &ctx) != QGEMV_OK) {
+    tr->t.usable = false;
+    snprintf(tr->t.reason, sizeof tr->t.reason, "%s", qgemv_last_error());
+    return;
   }
-  size_t xc = (size_t)(m * sh.k), yc = (size_t)(m * sh.n);
-  float *xf = malloc(xc * sizeof(float)), *gf = malloc((size_t)sh.k * sizeof(float));
-  double *ref = malloc(yc * sizeof(double)), *bound = malloc(yc * sizeof(double));
-  size_t ysz = c->y == QGEMV_F32 ? 4 : 2;
-  unsigned char *yh = malloc(yc * ysz);
-  double worst = -1;
-  qgemv_weight *w = NULL;
-  qgemv_tensor *x = NULL, *y = NULL, *g = NULL;
-  void *xh = NULL, *gh = NULL;
-  if (!xf || !gf || !ref || !bound || !yh) goto done;
-  fill_random(r, dist, xf, xc);
-  for (int64_t j = 0; j < sh.k; j++) gf[j] = (float)(0.5 + rng_uniform(r));
-  qgemv_dtype gt = c->x; /* gamma takes the activations' dtype */
-  xh = to_dtype(xf, xc, c->x);
-  gh = to_dtype(gf, (size_t)sh.k, gt);
-  qgemv_status s;
-  if ((s = qgemv_weight_upload(ctx, &hw.desc, &w)) || (s = qgemv_tensor_new(ctx, c->x, m, sh.k, &x)) ||
-      (s = qgemv_tensor_new(ctx, c->y, m, sh.n, &y)) || (s = qgemv_tensor_new(ctx, gt, 1, sh.k, &g)) ||
-      (s = qgemv_tensor_write(x, xh, xc * (c->x == QGEMV_F32 ? 4 : 2))) ||
-      (s = qgemv_tensor_write(g, gh, (size_t)sh.k * (gt == QGEMV_F32 ? 4 : 2)))) {
-    report_failure("verify setup", s);
-    goto done;
+  qgemv_ctx_info(ctx, &tr->info);
+  tr->ran = true;
+  rng r = {seed};
+  for (int i = 0; i < COMBO_COUNT; i++) {
+    verify_combo(ctx, &combos[i], &r, &tr->results[i]);
+    tr->failed += !passed(&tr->results[i]);
+    print_row(tr->t.label, &combos[i], &tr->results[i]);
+    fflush(table);
   }
-  memset(yh, 0xff, yc * ysz); /* NaN in both dtypes: an unwritten element fails */
-  if ((s = qgemv_tensor_write(y, yh, yc * ysz))) goto fail;
-  qgemv_rmsnorm norm = {.gamma = g, .eps = 1e-5f};
-  if ((s = qgemv_matvec(ctx, w, x, y, c->norm ? &norm : NULL)) || (s = qgemv_sync(ctx)) ||
-      (s = qgemv_tensor_read(y, yh, yc * ysz)))
-    goto fail;
-  if ((s = qgemv_reference_matvec(&hw.desc, m, c->x, xh, gt, c->norm ? gh : NULL, 1e-5f, ref, bound))) goto fail;
-  worst = 0;
-  for (size_t i = 0; i < yc; i++) {
-    double v = c->y == QGEMV_F32 ? ((float *)yh)[i] : qgemv_bf16_to_f32(((uint16_t *)yh)[i]);
-    double allowed = 1e-3 * bound[i] + (c->y == QGEMV_BF16 ? ldexp(fabs(ref[i]), -8) : 0.0);
-    double err = fabs(v - ref[i]);
-    double ratio = isnan(ref[i]) ? (isnan(v) ? 0 : INFINITY) : isnan(err) ? INFINITY
-                   : allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0);
-    if (ratio > worst) worst = ratio;
+  qgemv_close(ctx);
+}
+
+static void write_json(FILE *out, const target_run *runs, int n, uint64_t seed) {
+  json_w j;
+  json_init(&j, out);
+  json_obj_begin(&j, NULL);
+  json_str(&j, "version", qgemv_version());
+  json_str(&j, "build", qgemv_build_config());
+  json_str(&j, "command", tool_command);
+  json_int(&j, "seed", (long long)seed);
+  int failed = 0, skipped = 0;
+  json_arr_begin(&j, "targets");
+  for (int t = 0; t < n; t++) {
+    const target_run *tr = &runs[t];
+    failed += tr->failed;
+    skipped += !tr->ran;
+    json_obj_begin(&j, NULL);
+    json_str(&j, "label", tr->t.label);
+    json_str(&j, "backend", tr->t.backend);
+    json_str(&j, "isa", tr->t.isa[0] ? tr->t.isa : NULL);
+    json_str(&j, "status", !tr->ran ? "skipped" : tr->failed ? "failed" : "passed");
+    json_str(&j, "reason", tr->ran ? NULL : tr->t.reason);
+    if (tr->ran) json_device_info(&j, "device", &tr->info);
+    json_arr_begin(&j, "results");
+    for (int i = 0; tr->ran && i < COMBO_COUNT; i++) {
+      const combo *c = &combos[i];
+      const combo_result *r = &tr->results[i];
+      json_obj_begin(&j, NULL);
+      json_str(&j, "format", c->format == QGEMV_NF4 ? "nf4" : "q2_0");
+      json_int(&j, "group", c->group);
+      json_str(&j, "x", dtype_label(c->x));
+      json_str(&j, "y", dtype_label(c->y));
+      json_bool(&j, "rmsnorm", c->norm);
+      json_num(&j, "worst_over_bound", r->worst); /* null when infinite */
+      json_bool(&j, "pass", passed(r));
+      json_obj_begin(&j, "worst_case");
+      json_int(&j, "n", r->n);
+      json_int(&j, "k", r->k);
+      json_int(&j, "m", r->m);
+      json_str(&j, "distribution", dist_name(r->dist));
+      json_obj_end(&j);
+      json_str(&j, "error", r->error[0] ? r->error : NULL);
+      json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    json_obj_end(&j);
   }
-  goto done;
-fail:
-  report_failure("verify", s);
-  worst = -1;
-done:
-  qgemv_tensor_free(x);
-  qgemv_tensor_free(y);
-  qgemv_tensor_free(g);
-  qgemv_weight_free(w);
-  host_weight_free(&hw);
-  free(xf);
-  free(gf);
-  free(ref);
-  free(bound);
-  free(yh);
-  free(xh);
-  free(gh);
-  return worst;
+  json_arr_end(&j);
+  json_int(&j, "failed", failed);
+  json_int(&j, "skipped_targets", skipped);
+  json_bool(&j, "ok", failed == 0);
+  json_obj_end(&j);
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: qgemv verify [--backend SPEC] [--seed N]\n\n"
+  fprintf(f, "usage: qgemv verify [--backend SPEC|all] [--seed N] [--json FILE]\n\n"
              "Runs every combination of format (NF4, Q2_0 g64, Q2_0 g128), x and y dtype\n"
              "(f32, bf16) and RMSNorm (off, on) for m = 1, 5, 17 on two shapes, on random\n"
              "data of several distributions, and checks each output element against the\n"
              "oracle: |y - ref| <= 1e-3 R (+ 2^-8 |ref| for bf16 y). Prints the worst\n"
              "error as a fraction of the allowed bound; exits 1 if any combination fails.\n\n"
-             "  --backend SPEC  auto, cpu, cuda, cuda:N (default: QGEMV_BACKEND, else auto)\n"
-             "  --seed N        random seed (default 1)\n");
+             "  --backend SPEC  auto, cpu, cuda, cuda:N (default: QGEMV_BACKEND, else auto),\n"
+             "                  or all: every device of every usable backend and every CPU\n"
+             "                  ISA level (ref, scalar, avx2, avx512, neon); those not\n"
+             "                  usable here are listed as skipped, with the reason\n"
+             "  --seed N        random seed, 0 .. 2^64-1 (default 1)\n"
+             "  --json FILE     also write the results as JSON to FILE ('-': standard\n"
+             "                  output, instead of the table)\n"
+             "  -h, --help      this help\n");
 }
 
-int cmd_verify(int argc, char **argv) {
-  const char *spec = NULL;
-  uint64_t seed = 1;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    } else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
-      spec = argv[++i];
-    } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-      seed = strtoull(argv[++i], NULL, 10);
-    } else {
-      fprintf(stderr, "qgemv verify: unknown option or missing value '%s' (qgemv verify --help)\n", argv[i]);
-      return 2;
-    }
-  }
+/* The one target of --backend SPEC (or the default backend). */
+static int single_target(const char *spec, target *t) {
+  memset(t, 0, sizeof *t);
   qgemv_ctx *ctx;
   qgemv_status s = qgemv_open(spec, &ctx);
   if (s != QGEMV_OK) {
     report_failure("verify: open", s);
-    return 1;
+    return -1;
   }
   qgemv_device_info info;
   qgemv_ctx_info(ctx, &info);
-  printf("verifying backend %s:%d (%s%s%s) against the oracle\n", info.backend, info.index, info.name,
-         info.isa[0] ? ", ISA " : "", info.isa);
-  printf("%-10s %-5s %-5s %-8s %14s  %s\n", "format", "x", "y", "rmsnorm", "worst/bound", "result");
-  static const struct { qgemv_format f; int32_t g; } formats[] = {{QGEMV_NF4, 64}, {QGEMV_Q2_0, 64}, {QGEMV_Q2_0, 128}};
-  rng r = {seed};
-  int failures = 0, total = 0;
-  for (size_t fi = 0; fi < 3; fi++)
-    for (int xt = 0; xt < 2; xt++)
-      for (int yt = 0; yt < 2; yt++)
-        for (int norm = 0; norm < 2; norm++) {
-          combo c = {formats[fi].f, formats[fi].g, (qgemv_dtype)xt, (qgemv_dtype)yt, norm};
-          double worst = 0;
-          int dist = 0;
-          for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
-            for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
-              double v = run_one(ctx, &c, shapes[si], ms[mi], &r, (dist_kind)(dist++ % DIST_COUNT));
-              if (v < 0 || isnan(v)) v = INFINITY;
-              if (v > worst) worst = v;
-            }
-          int ok = worst <= 1.0;
-          failures += !ok;
-          total++;
-          printf("%-10s %-5s %-5s %-8s %14.4g  %s\n", format_label(c.format, c.group), dtype_label(c.x),
-                 dtype_label(c.y), norm ? "on" : "off", worst, ok ? "pass" : "FAIL");
-        }
+  snprintf(t->backend, sizeof t->backend, "%s", info.backend);
+  snprintf(t->spec, sizeof t->spec, "%s:%d", info.backend, info.index);
+  if (info.isa[0])
+    snprintf(t->label, sizeof t->label, "%s/%s", info.backend, info.isa);
+  else
+    snprintf(t->label, sizeof t->label, "%s:%d", info.backend, info.index);
+  t->device = info.index;
+  t->usable = true;
   qgemv_close(ctx);
-  printf("%d passed, %d failed\n", total - failures, failures);
-  return failures ? 1 : 0;
+  return 0;
+}
+
+int cmd_verify(int argc, char **argv) {
+  const char *spec = NULL, *json_path = NULL, *v;
+  uint64_t seed = 1;
+  opt_iter it;
+  opt_init(&it, "verify", argc, argv);
+  while (opt_next(&it)) {
+    if (opt_is(&it, "--help") || opt_is(&it, "-h")) {
+      usage(stdout);
+      return 0;
+    } else if (opt_is(&it, "--backend")) {
+      if (!(spec = opt_value(&it))) return EXIT_USAGE;
+    } else if (opt_is(&it, "--seed")) {
+      if (!(v = opt_value(&it))) return EXIT_USAGE;
+      if (!parse_u64(v, 0, UINT64_MAX, &seed)) return opt_bad_value(&it, v, "use an integer from 0 to 2^64-1");
+    } else if (opt_is(&it, "--json")) {
+      if (!(json_path = opt_value(&it))) return EXIT_USAGE;
+    } else {
+      return opt_unknown(&it);
+    }
+  }
+  FILE *json = json_path ? out_open("verify", json_path) : NULL;
+  if (json_path && !json) return 1;
+  table = json == stdout ? stderr : stdout;
+
+  combos_all(combos);
+  target *ts = NULL;
+  int n;
+  if (spec && strcmp(spec, "all") == 0) {
+    n = targets_all(&ts);
+  } else {
+    ts = malloc(sizeof *ts);
+    n = ts && single_target(spec, ts) == 0 ? 1 : -1;
+  }
+  target_run *runs = n > 0 ? calloc((size_t)n, sizeof *runs) : NULL;
+  if (!runs) {
+    free(ts);
+    if (json) out_close("verify", json, json_path);
+    return 1;
+  }
+  fprintf(table, "%-12s %-10s %-5s %-5s %-8s %12s  %s\n", "target", "format", "x", "y", "rmsnorm", "worst/bound", "result");
+  int failed = 0, skipped = 0, ran = 0;
+  for (int i = 0; i < n; i++) {
+    runs[i].t = ts[i];
+    if (ts[i].usable) run_target(&runs[i], seed);
+    if (!runs[i].ran) fprintf(table, "%-12s skipped: %s\n", ts[i].label, runs[i].t.reason);
+    failed += runs[i].failed;
+    skipped += !runs[i].ran;
+    ran += runs[i].ran;
+  }
+  fprintf(table, "%d target%s verified, %d skipped: %d of %d combinations failed\n", ran, ran == 1 ? "" : "s", skipped, failed,
+         ran * COMBO_COUNT);
+  int rc = failed || ran == 0 ? 1 : 0;
+  if (json) {
+    write_json(json, runs, n, seed);
+    if (out_close("verify", json, json_path) != 0) rc = 1;
+  }
+  free(runs);
+  free(ts);
+  return rc;
 }

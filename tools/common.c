@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,4 +98,69 @@ double seconds_now(void) {
 
 void report_failure(const char *what, qgemv_status s) {
   fprintf(stderr, "qgemv: %s: %s: %s\n", what, qgemv_status_str(s), qgemv_last_error());
+}
+
+FILE *out_open(const char *cmd, const char *path) {
+  if (strcmp(path, "-") == 0) return stdout;
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "qgemv %s: cannot write '%s': %s\n", cmd, path, strerror(errno));
+  return f;
+}
+
+int out_close(const char *cmd, FILE *f, const char *path) {
+  int bad = ferror(f);
+  if (f == stdout)
+    bad |= fflush(f) != 0;
+  else
+    bad |= fclose(f) != 0;
+  if (bad) fprintf(stderr, "qgemv %s: writing '%s' failed\n", cmd, path);
+  return bad ? -1 : 0;
+}
+
+const char *const tool_env_vars[] = {
+    "QGEMV_BACKEND", "QGEMV_DEVICE",   "QGEMV_CPU_ISA",   "QGEMV_NUM_THREADS",   "QGEMV_PLUGIN_PATH",
+    "OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES",
+};
+const int tool_env_var_count = (int)(sizeof tool_env_vars / sizeof tool_env_vars[0]);
+
+/* Arguments made only of these characters need no quotes in a shell. */
+static int shell_safe(const char *a) {
+  if (*a == '\0') return 0;
+  for (; *a; a++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./,:=+@%", *a)) return 0;
+  return 1;
+}
+
+char *command_line(const char *prog, int argc, char **argv) {
+  size_t size = strlen(prog) + 1;
+  for (int i = 1; i < argc; i++) size += 4 * strlen(argv[i]) + 3; /* worst case: every char a quote */
+  char *s = malloc(size), *p = s;
+  if (!s) return NULL;
+  p += sprintf(p, "%s", prog);
+  for (int i = 1; i < argc; i++) {
+    *p++ = ' ';
+    if (shell_safe(argv[i])) {
+      p += sprintf(p, "%s", argv[i]);
+      continue;
+    }
+    *p++ = '\'';
+    for (const char *c = argv[i]; *c; c++) {
+      if (*c == '\'') {
+        memcpy(p, "'\\''", 4); /* close, escaped quote, reopen */
+        p += 4;
+      } else {
+        *p++ = *c;
+      }
+    }
+    *p++ = '\'';
+  }
+  *p = '\0';
+  return s;
+}
+
+void utc_timestamp(char *buf, size_t size) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

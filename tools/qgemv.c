@@ -1,20 +1,26 @@
 /* qgemv: show the machine (info), prove the backends (verify), measure
- * them (bench). */
+ * them (bench). Exit status: 0 success, 1 a failure (a check that failed,
+ * a backend that cannot open), 2 a usage error. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "opts.h"
 #include "tool.h"
+
+const char *tool_command = "";
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: qgemv [--version] [--help] <command> [options]\n"
           "\n"
           "commands:\n"
-          "  info     version, build, backends, devices and topology\n"
-          "  verify   every operation on a backend against the CPU oracle\n"
-          "  bench    time matvec on decode-sized shapes (GB/s, %% of read bandwidth)\n"
+          "  info     version, build, backends, devices, ISA levels, environment\n"
+          "  verify   every operation on a backend (or all) against the CPU oracle\n"
+          "  bench    time matvec on model-shaped layers: GB/s, %% of the measured read\n"
+          "           bandwidth, speed-up over a dense baseline\n"
           "\n"
-          "'qgemv <command> --help' describes a command's options.\n"
+          "'qgemv <command> --help' describes a command's options; man qgemv has more.\n"
           "Environment: QGEMV_BACKEND, QGEMV_DEVICE, QGEMV_CPU_ISA, QGEMV_NUM_THREADS,\n"
           "QGEMV_PLUGIN_PATH.\n");
 }
@@ -22,20 +28,30 @@ static void usage(FILE *f) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
-    return 2;
+    return EXIT_USAGE;
   }
+  /* "qgemv", not argv[0]: in a build tree that is libtool's .libs path */
+  char *cmdline = command_line("qgemv", argc, argv);
+  if (cmdline) tool_command = cmdline;
   const char *cmd = argv[1];
+  int rc;
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     usage(stdout);
-    return 0;
+    rc = 0;
+  } else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+    /* the header this tool was built with, and the library it loaded */
+    printf("qgemv %s (libqgemv %s)\n", QGEMV_VERSION_STRING, qgemv_version());
+    rc = 0;
+  } else if (strcmp(cmd, "info") == 0) {
+    rc = cmd_info(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "verify") == 0) {
+    rc = cmd_verify(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "bench") == 0) {
+    rc = cmd_bench(argc - 1, argv + 1);
+  } else {
+    fprintf(stderr, "qgemv: unknown command '%s': use info, verify or bench (qgemv --help)\n", cmd);
+    rc = EXIT_USAGE;
   }
-  if (strcmp(cmd, "--version") == 0) {
-    printf("qgemv %s\n", qgemv_version());
-    return 0;
-  }
-  if (strcmp(cmd, "info") == 0) return cmd_info(argc - 1, argv + 1);
-  if (strcmp(cmd, "verify") == 0) return cmd_verify(argc - 1, argv + 1);
-  if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
-  fprintf(stderr, "qgemv: unknown command '%s': use info, verify or bench (qgemv --help)\n", cmd);
-  return 2;
+  free(cmdline);
+  return rc;
 }

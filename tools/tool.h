@@ -40,4 +40,21 @@ double seconds_now(void);
 /* Prints "qgemv: <what>: <status>: <last error>" to stderr. */
 void report_failure(const char *what, qgemv_status s);
 
+/* Output files of --json/--csv: "-" is stdout. out_open prints why it
+ * cannot open; out_close reports a failed write and returns -1. */
+FILE *out_open(const char *cmd, const char *path);
+int out_close(const char *cmd, FILE *f, const char *path);
+
+/* The environment variables that change what the library does. */
+extern const char *const tool_env_vars[];
+extern const int tool_env_var_count;
+
+/* The whole command line as typed (for JSON records); set by main. */
+extern const char *tool_command;
+/* prog and argv[1..] joined as a shell command line (quoted where
+ * needed); malloc'ed. */
+char *command_line(const char *prog, int argc, char **argv);
+/* The current UTC time as ISO 8601 ("2025-01-31T12:00:00Z"). */
+void utc_timestamp(char *buf, size_t size);
+
 #endif

@@ -1,0 +1,37 @@
+#!/bin/sh
+# qgemv bench on a tiny shape: the table, and JSON and CSV that parse.
+. "${srcdir:-.}/tests/test_tool_lib.sh"
+
+# A small working set keeps the test fast; the rows say it may be cached.
+args="--shape 128x1024 --shape 64x1024 --format all --m 1,3 --min-time 0.05 --working-set 8M"
+# shellcheck disable=SC2086
+expect_status 0 "$tool" bench $args --json "$scratch/b.json" --csv "$scratch/b.csv"
+grep -q '^layer ' "$scratch/out" || fail "bench printed no table header"
+[ "$(grep -c '128x1024' "$scratch/out")" -eq 6 ] || fail "bench table lacks the 128x1024 rows"
+[ "$(wc -l <"$scratch/b.csv")" -eq 13 ] || fail "CSV should have a header and 12 rows"
+head -n 1 "$scratch/b.csv" | grep -q '^preset,layer,n,k,format,dtype,m,' || fail "CSV header"
+
+# --iters and --json to stdout (the table then stays off stdout)
+expect_status 0 "$tool" bench --shape 64x1024 --format nf4 --dtype f32 --rmsnorm --iters 3 --no-baseline \
+  --working-set 1M --json - --quiet
+cp "$scratch/out" "$scratch/stdout.json"
+
+have jq || skip "jq is not installed: cannot check the JSON (apt-get install jq)"
+jq_true "$scratch/b.json" '.tool == "qgemv bench" and .version != null and .read_bandwidth_gbs > 0'
+jq_true "$scratch/b.json" '.machine.device.backend == "cpu" and .machine.device.threads > 0'
+jq_true "$scratch/b.json" '.command | test("bench --shape 128x1024")'
+jq_true "$scratch/b.json" '.rows | length == 12'
+jq_true "$scratch/b.json" '[.rows[] | .ok and .gbs > 0 and .median_s > 0 and .samples >= 5 and .pct_read > 0] | all'
+jq_true "$scratch/b.json" '[.rows[] | .format] | unique == ["nf4", "q2_0", "q2_0g64"]'
+jq_true "$scratch/b.json" '[.rows[] | .m] | unique == [1, 3]'
+jq_true "$scratch/b.json" '[.rows[] | .baseline | .present or (.reason | length > 0)] | all'
+jq_true "$scratch/b.json" '[.rows[] | select(.baseline.present) | .speedup > 0] | all'
+jq_true "$scratch/stdout.json" '.rows | length == 1'
+jq_true "$scratch/stdout.json" '.rows[0] | .samples == 3 and .dtype == "f32" and .rmsnorm and .baseline == null'
+jq_true "$scratch/stdout.json" '.options.iters == 3'
+
+# the commit is recorded when given
+expect_status 0 env QGEMV_BENCH_COMMIT=0123456789abcdef "$tool" bench --shape 64x1024 --format nf4 --iters 1 \
+  --no-baseline --working-set 1M --json "$scratch/c.json" --quiet
+jq_true "$scratch/c.json" '.commit == "0123456789abcdef"'
+echo "PASS: bench"

@@ -1,0 +1,113 @@
+/* qgemv bench: one quantized matvec configuration, measured. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+typedef struct quant_job {
+  qgemv_ctx *ctx;
+  qgemv_weight **ws;
+  qgemv_tensor *x, *y;
+  const qgemv_rmsnorm *norm;
+  qgemv_status failed; /* the status that stopped the timing */
+  const char *what;
+} quant_job;
+
+static int quant_call(void *arg, int copy) {
+  quant_job *j = arg;
+  qgemv_status s = qgemv_matvec(j->ctx, j->ws[copy], j->x, j->y, j->norm);
+  if (s != QGEMV_OK) j->failed = s, j->what = "matvec";
+  return s == QGEMV_OK ? 0 : -1;
+}
+
+static int quant_sync(void *arg) {
+  quant_job *j = arg;
+  qgemv_status s = qgemv_sync(j->ctx);
+  if (s != QGEMV_OK) j->failed = s, j->what = "sync";
+  return s == QGEMV_OK ? 0 : -1;
+}
+
+static void fail(bench_measure *out, const char *what, qgemv_status s) {
+  snprintf(out->error, sizeof out->error, "%s: %s: %s", what, qgemv_status_str(s), qgemv_last_error());
+}
+
+/* A tensor of random values (x, or gamma around 1). */
+static qgemv_status random_tensor(qgemv_ctx *ctx, qgemv_dtype t, int64_t rows, int64_t cols, rng *r, double offset,
+                                  qgemv_tensor **out) {
+  size_t count = (size_t)(rows * cols);
+  float *f = malloc(count * sizeof *f);
+  if (!f) return QGEMV_ERR_NO_MEMORY;
+  fill_random(r, DIST_NORMAL, f, count);
+  for (size_t i = 0; offset != 0 && i < count; i++) f[i] = (float)(offset + 0.1 * f[i]);
+  void *h = to_dtype(f, count, t);
+  qgemv_status s = h ? qgemv_tensor_new(ctx, t, rows, cols, out) : QGEMV_ERR_NO_MEMORY;
+  if (s == QGEMV_OK) s = qgemv_tensor_write(*out, h, count * (t == QGEMV_F32 ? 4 : 2));
+  free(f);
+  free(h);
+  return s;
+}
+
+void bench_quant(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, int64_t n, int64_t k, bench_format f,
+                 qgemv_dtype dtype, int64_t m, bench_measure *out) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "%s", format_label(f.format, f.group));
+  rng r = {42};
+  host_weight hw;
+  if (host_weight_make(&r, DIST_NORMAL, f.format, f.group, n, k, &hw) != 0) {
+    snprintf(out->error, sizeof out->error, "cannot make a %lldx%lld weight: %s", (long long)n, (long long)k,
+             qgemv_last_error());
+    return;
+  }
+  quant_job j = {.ctx = ctx};
+  qgemv_tensor *gamma = NULL;
+  qgemv_status s;
+  /* Size the rotation by what one copy occupies on the device. */
+  qgemv_weight *first = NULL;
+  if ((s = qgemv_weight_upload(ctx, &hw.desc, &first)) != QGEMV_OK) {
+    fail(out, "upload", s);
+    host_weight_free(&hw);
+    return;
+  }
+  size_t resident = qgemv_weight_resident_bytes(first);
+  out->copies = bench_copies(resident, working_set);
+  j.ws = calloc((size_t)out->copies, sizeof *j.ws);
+  if (!j.ws) {
+    snprintf(out->error, sizeof out->error, "out of host memory");
+    qgemv_weight_free(first);
+    goto done;
+  }
+  j.ws[0] = first;
+  for (int c = 1; c < out->copies; c++)
+    if ((s = qgemv_weight_upload(ctx, &hw.desc, &j.ws[c])) != QGEMV_OK) {
+      fail(out, "upload of the weight copies", s);
+      goto done;
+    }
+  if ((s = random_tensor(ctx, dtype, m, k, &r, 0.0, &j.x)) || (s = qgemv_tensor_new(ctx, dtype, m, n, &j.y)) ||
+      (o->rmsnorm && (s = random_tensor(ctx, dtype, 1, k, &r, 1.0, &gamma)))) {
+    fail(out, "tensors", s);
+    goto done;
+  }
+  qgemv_rmsnorm norm = {.gamma = gamma, .eps = 1e-5f};
+  j.norm = o->rmsnorm ? &norm : NULL;
+  bench_callee callee = {quant_call, quant_sync, &j, out->copies};
+  if (bench_time(&callee, o->iters, o->min_time, &out->t) != 0) {
+    if (j.failed)
+      fail(out, j.what, j.failed);
+    else
+      snprintf(out->error, sizeof out->error, "out of host memory");
+    goto done;
+  }
+  size_t es = dtype == QGEMV_F32 ? 4 : 2;
+  /* The weight as the backend holds it (within 1.1x of the packed format):
+   * what each call actually streams, comparable with the read bandwidth. */
+  out->bytes = (double)resident + (double)(m * k + m * n + (o->rmsnorm ? k : 0)) * (double)es;
+  out->working_set = (uint64_t)out->copies * resident;
+  out->ok = true;
+done:
+  for (int c = 0; j.ws && c < out->copies; c++) qgemv_weight_free(j.ws[c]);
+  free(j.ws);
+  qgemv_tensor_free(j.x);
+  qgemv_tensor_free(j.y);
+  qgemv_tensor_free(gamma);
+  host_weight_free(&hw);
+}

@@ -1,0 +1,32 @@
+/* qgemv verify: one operation combination on one context against the
+ * oracle (qgemv_reference_matvec), under DESIGN.md section 5's bound. */
+#ifndef QGEMV_TOOL_VERIFY_H
+#define QGEMV_TOOL_VERIFY_H
+
+#include <stdbool.h>
+
+#include "tool.h"
+
+typedef struct combo {
+  qgemv_format format;
+  int32_t group;
+  qgemv_dtype x, y; /* gamma takes x's dtype */
+  bool norm;        /* fused RMSNorm */
+} combo;
+
+/* Every format (NF4, Q2_0 g64, Q2_0 g128) x x dtype x y dtype x RMSNorm. */
+#define COMBO_COUNT 24
+void combos_all(combo out[COMBO_COUNT]);
+
+typedef struct combo_result {
+  double worst;        /* max |y - ref| / allowed; INFINITY on NaN, an
+                          unwritten element or a failed call */
+  int64_t n, k, m;     /* the case that gave `worst` */
+  dist_kind dist;
+  char error[256];     /* a failed call's message, else "" */
+} combo_result;
+
+/* Runs c on every verify shape and row count m, on data from r. */
+void verify_combo(qgemv_ctx *ctx, const combo *c, rng *r, combo_result *out);
+
+#endif
