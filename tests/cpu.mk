@@ -1,1 +1,14 @@
 # Check suites of this area (included from tests/local.mk).
+# Every CPU ISA level against the oracle, batched and thread invariants per
+# level, level selection errors.
+check_PROGRAMS += tests/test_cpu_levels
+tests_test_cpu_levels_SOURCES = tests/test_cpu_levels.c
+tests_test_cpu_levels_CFLAGS = $(TEST_CFLAGS)
+tests_test_cpu_levels_LDADD = $(TEST_LDADD)
+TESTS += tests/test_cpu_levels
+
+# The Arm proof: cross-build for AArch64 and run test_cpu_levels under
+# qemu-aarch64 with NEON required (packages listed in the script).
+EXTRA_DIST += scripts/arm-check.sh
+arm-check:
+	$(SHELL) $(top_srcdir)/scripts/arm-check.sh

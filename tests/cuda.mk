@@ -1,1 +1,19 @@
 # Check suites of this area (included from tests/local.mk).
+# The CUDA backend (issue 3): every operation on the GPU against the oracle
+# (exits 77, SKIP, where no GPU is usable), the kernels' data paths emulated
+# on the CPU (runs wherever the module is built, GPU or not), and the
+# architectures in the module's fat binary.
+check_PROGRAMS += tests/test_cuda_backend
+TESTS += tests/test_cuda_backend tests/test_cuda_fatbin.sh
+dist_noinst_SCRIPTS += tests/test_cuda_fatbin.sh
+tests_test_cuda_backend_SOURCES = tests/test_cuda_backend.c
+tests_test_cuda_backend_CFLAGS = $(TEST_CFLAGS)
+tests_test_cuda_backend_LDADD = $(TEST_LDADD)
+
+if HAVE_CUDA
+check_PROGRAMS += tests/test_cuda_layout
+TESTS += tests/test_cuda_layout
+tests_test_cuda_layout_SOURCES = tests/test_cuda_layout.cu tests/test_cuda_layout_repack.c
+tests_test_cuda_layout_LDADD = $(TEST_LDADD) $(CUDA_LIBDIR)/libcudart_static.a -ldl -lrt -lpthread -lstdc++
+QGC_NVCC_EXTRA = -I$(top_srcdir)/tests $(CHECK_CFLAGS)
+endif

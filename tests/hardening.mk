@@ -1,1 +1,62 @@
 # Check suites of this area (included from tests/local.mk).
+# Hardening (issue 6): adversarial inputs, non-finite data, threads and
+# resource cycles, memory exhaustion, refusal of bad modules.
+hardening_suites = \
+	tests/test_hardening_inputs \
+	tests/test_hardening_nonfinite \
+	tests/test_hardening_threads \
+	tests/test_hardening_memory \
+	tests/test_hardening_loader \
+	tests/test_hardening_cuda
+check_PROGRAMS += $(hardening_suites)
+TESTS += $(hardening_suites)
+
+tests_test_hardening_inputs_SOURCES = tests/test_hardening_inputs.c
+tests_test_hardening_inputs_CFLAGS = $(TEST_CFLAGS)
+tests_test_hardening_inputs_LDADD = $(TEST_LDADD)
+
+tests_test_hardening_nonfinite_SOURCES = tests/test_hardening_nonfinite.c
+tests_test_hardening_nonfinite_CFLAGS = $(TEST_CFLAGS)
+tests_test_hardening_nonfinite_LDADD = $(TEST_LDADD)
+
+tests_test_hardening_threads_SOURCES = tests/test_hardening_threads.c
+tests_test_hardening_threads_CFLAGS = $(TEST_CFLAGS) -pthread
+tests_test_hardening_threads_LDFLAGS = -pthread
+tests_test_hardening_threads_LDADD = $(TEST_LDADD)
+
+tests_test_hardening_memory_SOURCES = tests/test_hardening_memory.c
+tests_test_hardening_memory_CFLAGS = $(TEST_CFLAGS)
+tests_test_hardening_memory_LDADD = $(TEST_LDADD)
+
+# Device memory exhaustion; SKIPs (77) without a usable CUDA backend.
+tests_test_hardening_cuda_SOURCES = tests/test_hardening_cuda.c
+tests_test_hardening_cuda_CFLAGS = $(TEST_CFLAGS)
+tests_test_hardening_cuda_LDADD = $(TEST_LDADD)
+
+# The loader's refusals, against real shared objects named qgemv-cuda.so
+# built from one source (tests/fakemod/fakemod.c) in four variants.
+tests_test_hardening_loader_SOURCES = tests/test_hardening_loader.c
+tests_test_hardening_loader_CPPFLAGS = $(AM_CPPFLAGS) -DHARD_BUILDDIR='"$(abs_top_builddir)"'
+tests_test_hardening_loader_CFLAGS = $(TEST_CFLAGS)
+tests_test_hardening_loader_LDADD = $(TEST_LDADD)
+
+fakemod_cppflags = $(AM_CPPFLAGS) -I$(top_srcdir)/src/core
+# -rpath makes libtool build a shared object although nothing installs it.
+fakemod_ldflags = -module -avoid-version -shared -rpath /nowhere
+check_LTLIBRARIES += \
+	tests/fakemod-abi/qgemv-cuda.la \
+	tests/fakemod-vtable/qgemv-cuda.la \
+	tests/fakemod-null/qgemv-cuda.la \
+	tests/fakemod-noentry/qgemv-cuda.la
+tests_fakemod_abi_qgemv_cuda_la_SOURCES = tests/fakemod/fakemod.c
+tests_fakemod_abi_qgemv_cuda_la_CPPFLAGS = $(fakemod_cppflags) -DFAKEMOD_ABI
+tests_fakemod_abi_qgemv_cuda_la_LDFLAGS = $(fakemod_ldflags)
+tests_fakemod_vtable_qgemv_cuda_la_SOURCES = tests/fakemod/fakemod.c
+tests_fakemod_vtable_qgemv_cuda_la_CPPFLAGS = $(fakemod_cppflags) -DFAKEMOD_VTABLE
+tests_fakemod_vtable_qgemv_cuda_la_LDFLAGS = $(fakemod_ldflags)
+tests_fakemod_null_qgemv_cuda_la_SOURCES = tests/fakemod/fakemod.c
+tests_fakemod_null_qgemv_cuda_la_CPPFLAGS = $(fakemod_cppflags) -DFAKEMOD_NULL
+tests_fakemod_null_qgemv_cuda_la_LDFLAGS = $(fakemod_ldflags)
+tests_fakemod_noentry_qgemv_cuda_la_SOURCES = tests/fakemod/fakemod.c
+tests_fakemod_noentry_qgemv_cuda_la_CPPFLAGS = $(fakemod_cppflags) -DFAKEMOD_NOENTRY
+tests_fakemod_noentry_qgemv_cuda_la_LDFLAGS = $(fakemod_ldflags)

@@ -3,7 +3,7 @@
 . "${srcdir:-.}/tests/test_tool_lib.sh"
 
 # A small working set keeps the test fast; the rows say it may be cached.
-args="--shape 128x1024 --shape 64x1024 --format all --m 1,3 --min-time 0.05 --working-set 8M"
+args="--backend cpu --shape 128x1024 --shape 64x1024 --format all --m 1,3 --min-time 0.05 --working-set 8M"
 # shellcheck disable=SC2086
 expect_status 0 "$tool" bench $args --json "$scratch/b.json" --csv "$scratch/b.csv"
 grep -q '^layer ' "$scratch/out" || fail "bench printed no table header"
@@ -12,7 +12,7 @@ grep -q '^layer ' "$scratch/out" || fail "bench printed no table header"
 head -n 1 "$scratch/b.csv" | grep -q '^preset,layer,n,k,format,dtype,m,' || fail "CSV header"
 
 # --iters and --json to stdout (the table then stays off stdout)
-expect_status 0 "$tool" bench --shape 64x1024 --format nf4 --dtype f32 --rmsnorm --iters 3 --no-baseline \
+expect_status 0 "$tool" bench --backend cpu --shape 64x1024 --format nf4 --dtype f32 --rmsnorm --iters 3 --no-baseline \
   --working-set 1M --json - --quiet
 cp "$scratch/out" "$scratch/stdout.json"
 

@@ -3,11 +3,13 @@
 #define QG_CPU_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "../core/backend.h"
 
-/* Resident weight: the packed format as uploaded (a level may add a
- * repacked copy later; resident bytes must stay within 1.1x of packed). */
+/* Resident weight: the packed format exactly as uploaded. No level repacks:
+ * every kernel decodes the packed bytes in place, so resident bytes are the
+ * packed size (1.0x) and all levels share one layout. */
 typedef struct qg_cpu_weight {
   qgemv_weight_desc desc; /* points at data/scales below */
   void *data;
@@ -19,8 +21,8 @@ typedef struct qg_cpu_weight {
 typedef struct qg_cpu_job {
   const qg_cpu_weight *w;
   int64_t m;
-  const float *xn;  /* [m, k] f32 (SIMD levels) */
-  const double *xd; /* [m, k] double (ref level) */
+  const float *xn;  /* [m, k] f32 in the level's x order (SIMD levels) */
+  const double *xd; /* [m, k] double, natural order (ref level) */
   void *y;          /* [m, n] */
   qgemv_dtype y_dtype;
 } qg_cpu_job;
@@ -30,12 +32,28 @@ typedef struct qg_cpu_job {
  * that results are bit-identical for any batch and thread count. */
 typedef void (*qg_cpu_rows_fn)(const qg_cpu_job *job, int64_t row0, int64_t row1);
 
+/* Largest period of an x order (the Q2_0 group 128). */
+#define QG_CPU_XORDER_MAX 128
+
+/* Where a level wants the activations: element j of x goes to position
+ * (j - j % period) + pos[j % period] of the workspace row. A SIMD decoder
+ * yields weights in whatever lane order is cheapest for it (low nibbles
+ * then high nibbles, one 2-bit field of every byte per vector, ...); moving
+ * x once per call into that order costs O(m k) and saves a shuffle per
+ * weight vector, O(n k). The period divides the format's block. */
+typedef struct qg_cpu_xorder {
+  int period;
+  uint8_t pos[QG_CPU_XORDER_MAX];
+} qg_cpu_xorder;
+
 typedef struct qg_cpu_level {
   const char *name;        /* ref, scalar, avx2, avx512, neon */
   bool wants_double;       /* the ref level works on xd, the others on xn */
   bool (*available)(void); /* CPU and OS support it */
   qg_cpu_rows_fn nf4_rows;
   qg_cpu_rows_fn q2_rows;
+  /* The x order for a format and group; NULL: natural order. */
+  void (*x_order)(qgemv_format f, int32_t group, qg_cpu_xorder *out);
 } qg_cpu_level;
 
 /* Levels compiled in, from the oracle to the fastest. */
@@ -44,6 +62,22 @@ extern const int qg_cpu_level_count;
 
 /* The level named by $QGEMV_CPU_ISA, else the best available. */
 qgemv_status qg_cpu_pick_level(const qg_cpu_level **out);
+
+/* What the CPU and OS support (cpu_detect.c): cpuid + xgetbv on x86-64,
+ * the auxiliary vector's hwcaps on AArch64; false elsewhere. */
+bool qg_cpu_has_avx2(void);   /* AVX2, FMA, F16C, YMM state saved by the OS */
+bool qg_cpu_has_avx512(void); /* AVX-512 F/BW/VL, ZMM and opmask state saved */
+bool qg_cpu_has_neon(void);   /* AdvSIMD and FP */
+
+/* Fills out for a period of `vecs` vectors of `lanes` lanes in which lane i
+ * of vector q holds element i * vecs + q: a [lanes][vecs] -> [vecs][lanes]
+ * transpose, the order a decoder makes when it splits every byte into
+ * fields and emits one field of each byte per vector. */
+void qg_cpu_xorder_transpose(int lanes, int vecs, qg_cpu_xorder *out);
+
+/* x[m, k] -> f32 workspace in the given order (NULL: natural), RMSNorm
+ * applied when a->gamma is set (cpu_normalize.c). */
+void qg_cpu_normalize(const qg_matvec_args *a, const qg_cpu_xorder *order, float *xn);
 
 /* Writes y[r, i] in the job's dtype (bf16: round to nearest even). */
 static inline void qg_cpu_store(const qg_cpu_job *job, int64_t r, int64_t i, float v) {

@@ -1,11 +1,14 @@
-/* The built-in CPU backend: host memory, OpenMP over output rows, one of the
- * ISA levels for the inner loops. */
+/* The built-in CPU backend: host memory, OpenMP over output rows (one
+ * contiguous range per thread, the same split at upload and at matvec),
+ * one of the ISA levels for the inner loops, workers bound by hwloc. */
+#define _GNU_SOURCE /* madvise, MADV_HUGEPAGE */
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -16,10 +19,12 @@
 #include "../core/registry.h"
 #include "../core/topology.h"
 #include "cpu.h"
+#include "cpu_threads.h"
 
 typedef struct cpu_state {
   const qg_cpu_level *level;
   int threads;
+  qg_cpu_threads placement;
   /* Normalized activations. Grown (never shrunk) when a call needs more, so
    * steady-state decode allocates nothing; the matvec is synchronous, so
    * one buffer per context suffices. */
@@ -38,6 +43,22 @@ qgemv_status qg_cpu_fail(qgemv_status s, const char *fmt, ...) {
 }
 
 static const char *cpu_error_detail(void) { return detail; }
+
+static int thread_num(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+static int thread_count(void) {
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
 static int cpu_device_count(void) { return 1; }
 
 static char build_info[128];
@@ -65,7 +86,7 @@ static qgemv_status pick_threads(int *out) {
     *out = (int)v;
     return QGEMV_OK;
   }
-  *out = qg_topology_cores();
+  *out = qg_cpu_threads_cores();
   return QGEMV_OK;
 }
 
@@ -75,10 +96,14 @@ static qgemv_status cpu_open(int device, void **state, int *opened) {
   if (st == NULL) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "out of host memory");
   qgemv_status s = qg_cpu_pick_level(&st->level);
   if (s == QGEMV_OK) s = pick_threads(&st->threads);
+  if (s == QGEMV_OK) s = qg_cpu_threads_init(&st->placement, st->threads);
   if (s != QGEMV_OK) {
     free(st);
     return s;
   }
+  /* Bind the workers now, once, rather than inside the first matvec. */
+#pragma omp parallel num_threads(st->threads)
+  qg_cpu_threads_enter(&st->placement, thread_num());
   *opened = 0;
   *state = st;
   return QGEMV_OK;
@@ -86,20 +111,53 @@ static qgemv_status cpu_open(int device, void **state, int *opened) {
 
 static void cpu_close(void *state) {
   cpu_state *st = state;
+  qg_cpu_threads_fini(&st->placement);
   free(st->workspace);
   free(st);
+}
+
+/* "32K" / "512K" / "32M": a cache size, short. */
+static void short_size(char *buf, size_t size, unsigned long long bytes) {
+  if (bytes >= (1ull << 20) && bytes % (1ull << 20) == 0)
+    snprintf(buf, size, "%lluM", bytes >> 20);
+  else
+    snprintf(buf, size, "%lluK", bytes >> 10);
+}
+
+/* "1 pkg, 1 NUMA, 2 cores, 2 PUs; L1d 32K L2 512K L3 32M; <binding>": the
+ * topology the backend plans with, for qgemv info. */
+static void locality(const cpu_state *st, char *buf, size_t size) {
+  hwloc_topology_t t = qg_topology();
+  if (t == NULL) {
+    qg_topology_summary(buf, size);
+    return;
+  }
+  size_t used = (size_t)snprintf(buf, size, "%d pkg, %d NUMA, %d cores, %d PUs;",
+                                 hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE),
+                                 hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE),
+                                 hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE), hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU));
+  static const struct { hwloc_obj_type_t type; const char *name; } caches[] = {
+      {HWLOC_OBJ_L1CACHE, "L1d"}, {HWLOC_OBJ_L2CACHE, "L2"}, {HWLOC_OBJ_L3CACHE, "L3"}};
+  for (size_t i = 0; i < sizeof caches / sizeof caches[0] && used < size; i++) {
+    hwloc_obj_t c = hwloc_get_next_obj_by_type(t, caches[i].type, NULL);
+    if (c == NULL || c->attr == NULL) continue;
+    char sz[24];
+    short_size(sz, sizeof sz, c->attr->cache.size);
+    used += (size_t)snprintf(buf + used, size - used, " %s %s", caches[i].name, sz);
+  }
+  if (used < size) snprintf(buf + used, size - used, "; %s", st->placement.policy);
 }
 
 static qgemv_status cpu_device_info(void *state, qgemv_device_info *info) {
   cpu_state *st = state;
   hwloc_topology_t t = qg_topology();
   snprintf(info->name, sizeof info->name, "%s", qg_topology_cpu_name());
-  info->units = qg_topology_cores();
+  info->units = qg_cpu_threads_cores();
   info->threads = st->threads;
   if (t) info->memory_bytes = hwloc_get_root_obj(t)->total_memory;
   info->llc_bytes = qg_topology_llc_bytes();
   snprintf(info->isa, sizeof info->isa, "%s", st->level->name);
-  qg_topology_summary(info->locality, sizeof info->locality);
+  locality(st, info->locality, sizeof info->locality);
   return QGEMV_OK;
 }
 
@@ -122,6 +180,26 @@ static qgemv_status cpu_alloc(void *state, size_t bytes, void **ptr) {
   return QGEMV_OK;
 }
 
+/* Memory that kernels stream (weights, the bandwidth probe's buffer): at
+ * 4 MB and above, 2 MB aligned and advised for transparent huge pages, so a
+ * stream takes a TLB miss per 2 MB rather than per 4 KB. Where THP is off
+ * (or "never") the advice is ignored and this is plain memory. Only the
+ * pages touched become resident, so the alignment costs address space, not
+ * memory. Free with free(). */
+#define QG_HUGE (2u << 20)
+static qgemv_status alloc_stream(size_t bytes, void **ptr) {
+  if (bytes < 2 * QG_HUGE) return cpu_alloc(NULL, bytes, ptr);
+  size_t rounded = (bytes + 63u) & ~(size_t)63u;
+  if (rounded < bytes || posix_memalign(ptr, QG_HUGE, rounded) != 0) {
+    *ptr = NULL;
+    return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+  }
+#ifdef MADV_HUGEPAGE
+  madvise(*ptr, rounded, MADV_HUGEPAGE); /* advice: failure is harmless */
+#endif
+  return QGEMV_OK;
+}
+
 static void cpu_free(void *state, void *ptr) {
   (void)state;
   free(ptr);
@@ -139,25 +217,24 @@ static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc
   qg_check_shape(desc->format, desc->n, desc->k, desc->group, NULL, &bytes, &nscales);
   qg_cpu_weight *w = calloc(1, sizeof *w);
   if (w == NULL) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "out of host memory");
-  if (cpu_alloc(state, bytes, &w->data) != QGEMV_OK ||
-      (nscales && cpu_alloc(state, nscales * sizeof(float), (void **)&w->scales) != QGEMV_OK)) {
+  if (alloc_stream(bytes, &w->data) != QGEMV_OK ||
+      (nscales && alloc_stream(nscales * sizeof(float), (void **)&w->scales) != QGEMV_OK)) {
     free(w->data);
     free(w);
     return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes of host memory for the weight",
                        bytes + nscales * sizeof(float));
   }
-  /* First touch by the thread that will read the rows: the matvec splits
-   * rows over threads exactly as this loop does, so each row's pages land
-   * on the NUMA node of the core that reads them. */
+  /* NUMA placement by first touch (not hwloc membind): the pages are
+   * untouched until the thread that will read them writes them here. The
+   * matvec splits rows over threads exactly as this loop does, and workers
+   * stay bound to their cores (cpu_threads.c), so each row's pages land on
+   * the NUMA node of the core that streams them. */
   size_t row_bytes = bytes / (size_t)desc->n, row_scales = nscales / (size_t)desc->n;
   int64_t n = desc->n;
 #pragma omp parallel num_threads(st->threads)
   {
-    int t = 0, nt = 1;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-    nt = omp_get_num_threads();
-#endif
+    int t = thread_num(), nt = thread_count();
+    qg_cpu_threads_enter(&st->placement, t);
     int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
     memcpy((char *)w->data + (size_t)r0 * row_bytes, (const char *)desc->data + (size_t)r0 * row_bytes,
            (size_t)(r1 - r0) * row_bytes);
@@ -193,26 +270,6 @@ static qgemv_status ensure_workspace(cpu_state *st, size_t bytes) {
   return QGEMV_OK;
 }
 
-/* x -> f32 (RMSNorm applied), the scale per row computed in double. */
-static void normalize_f32(const qg_matvec_args *a, float *xn) {
-  for (int64_t r = 0; r < a->m; r++) {
-    size_t base = (size_t)r * (size_t)a->k;
-    double scale = 1.0;
-    if (a->gamma) {
-      double ss = 0.0;
-      for (int64_t j = 0; j < a->k; j++) {
-        double v = qg_load_elem(a->x_dtype, a->x, base + (size_t)j);
-        ss += v * v;
-      }
-      scale = 1.0 / sqrt(ss / (double)a->k + (double)a->eps);
-    }
-    for (int64_t j = 0; j < a->k; j++) {
-      double v = qg_load_elem(a->x_dtype, a->x, base + (size_t)j);
-      xn[base + (size_t)j] = (float)(a->gamma ? v * scale * qg_load_elem(a->gamma_dtype, a->gamma, (size_t)j) : v);
-    }
-  }
-}
-
 static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
   cpu_state *st = state;
   const qg_cpu_weight *w = a->layout;
@@ -227,19 +284,21 @@ static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
     qg_ref_normalize(a->m, a->k, a->x_dtype, a->x, a->gamma_dtype, a->gamma, a->eps, st->workspace);
     job.xd = st->workspace;
   } else {
-    normalize_f32(a, st->workspace);
+    qg_cpu_xorder order;
+    bool ordered = level->x_order != NULL;
+    if (ordered) level->x_order(w->desc.format, w->desc.group, &order);
+    qg_cpu_normalize(a, ordered ? &order : NULL, st->workspace);
     job.xn = st->workspace;
   }
   qg_cpu_rows_fn rows = w->desc.format == QGEMV_NF4 ? level->nf4_rows : level->q2_rows;
   int64_t n = a->n;
-  /* Contiguous static split, the same as at upload (first touch). */
+  /* Contiguous static split, the same as at upload (first touch). Output
+   * rows are independent and each one's arithmetic is fixed (cpu.h), so the
+   * split changes which thread computes a row, never its value. */
 #pragma omp parallel num_threads(st->threads)
   {
-    int t = 0, nt = 1;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-    nt = omp_get_num_threads();
-#endif
+    int t = thread_num(), nt = thread_count();
+    qg_cpu_threads_enter(&st->placement, t);
     int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
     if (r1 > r0) rows(&job, r0, r1);
   }
@@ -258,7 +317,7 @@ static qgemv_status cpu_read_bandwidth(void *state, size_t bytes, double *gbs) {
   cpu_state *st = state;
   size_t count = bytes / sizeof(uint64_t);
   uint64_t *buf;
-  if (cpu_alloc(st, count * sizeof(uint64_t), (void **)&buf) != QGEMV_OK)
+  if (alloc_stream(count * sizeof(uint64_t), (void **)&buf) != QGEMV_OK)
     return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes to measure bandwidth", bytes);
   double best = 0.0;
   volatile uint64_t sink = 0;
@@ -267,11 +326,8 @@ static qgemv_status cpu_read_bandwidth(void *state, size_t bytes, double *gbs) {
     uint64_t total = 0;
 #pragma omp parallel num_threads(st->threads) reduction(+ : total)
     {
-      int t = 0, nt = 1;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-      nt = omp_get_num_threads();
-#endif
+      int t = thread_num(), nt = thread_count();
+      qg_cpu_threads_enter(&st->placement, t);
       size_t i0 = count * (size_t)t / (size_t)nt, i1 = count * (size_t)(t + 1) / (size_t)nt;
       if (pass == 0) {
         for (size_t i = i0; i < i1; i++) buf[i] = i; /* first touch by the reader */

@@ -1,52 +1,77 @@
-/* Portable level: f32 arithmetic, each block decoded once for all m rows,
- * its scale applied once to the block's sum rather than to every element. */
+/* Portable level: plain C f32 arithmetic through the same blocked loop as
+ * the SIMD levels (kernel_tmpl.h) with one-lane "vectors": each block
+ * decoded once per tile and used for all its activation rows, the block
+ * scale applied once to the block's sum. The fallback on CPUs without a
+ * SIMD level, and a readable statement of what the SIMD levels compute.
+ * Per code byte: NF4 2 table loads, Q2_0 4 shift-and-mask + 4 table loads. */
+#include <math.h>
 #include "../core/formats.h"
 #include "cpu.h"
 
+#define QG_TARGET
+#define QG_PRIM static inline __attribute__((always_inline))
+
+typedef float qv;
+#define QV_LANES 1
+#define QV_REG(v) ((void)0)
+
+QG_PRIM qv qv_zero(void) { return 0.0f; }
+QG_PRIM qv qv_set1(float f) { return f; }
+QG_PRIM qv qv_load(const float *p) { return *p; }
+QG_PRIM void qv_store(float *p, qv v) { *p = v; }
+QG_PRIM qv qv_add(qv a, qv b) { return a + b; }
+/* Where the target has a fast FMA, the compiler may contract a * b + c into
+ * one in some copies of an inlined loop and not in others (GCC's default
+ * -ffp-contract=fast; seen on AArch64 with tiles of different sizes), which
+ * would break the batched == single-row identity. So: an explicit fmaf
+ * there, and a * b + c only where no FMA exists to contract into. */
+#ifdef __FP_FAST_FMAF
+QG_PRIM qv qv_fma(qv a, qv b, qv c) { return fmaf(a, b, c); }
+#else
+QG_PRIM qv qv_fma(qv a, qv b, qv c) { return a * b + c; }
+#endif
+QG_PRIM float qv_hsum(qv v) { return v; }
+
+typedef struct qg_consts {
+  float q2[4];
+} qg_consts;
+
+QG_PRIM void qg_consts_init(qg_consts *c) {
+  for (int v = 0; v < 4; v++) c->q2[v] = (float)(v - 1);
+}
+
+#define NF4_CW 2
+#define NF4_CV 2
+QG_PRIM void nf4_decode(const uint8_t *codes, const qg_consts *c, qv *w) {
+  (void)c;
+  w[0] = qg_nf4_lut[codes[0] & 0xf];
+  w[1] = qg_nf4_lut[codes[0] >> 4];
+}
+
+#define Q2_CW 4
+#define Q2_CV 4
+QG_PRIM void q2_decode(const uint8_t *codes, const qg_consts *c, qv *w) {
+  for (int q = 0; q < 4; q++) w[q] = c->q2[(codes[0] >> (2 * q)) & 3];
+}
+
+QG_PRIM float q2_scale(const uint8_t *p) { return qgemv_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
+
+#define QG_RB 2
+#ifndef QG_RBB
+#define QG_RBB 4
+#endif
+#define QG_BR 1
+#define QG_BT 4
+#define QG_NCH 1
+#include "kernel_tmpl.h"
+
 static bool always(void) { return true; }
 
-/* Unscaled values of block b of row i (LUT entries, or code - 1); returns
- * the block's scale. */
-static float decode_unscaled(const qgemv_weight_desc *d, int64_t i, int64_t b, float *wv) {
-  int32_t g = d->group;
-  int64_t per_row = d->k / g;
-  if (d->format == QGEMV_NF4) {
-    const uint8_t *p = (const uint8_t *)d->data + (size_t)i * (size_t)(d->k / 2) + (size_t)b * (size_t)(g / 2);
-    for (int32_t j = 0; j < g / 2; j++) {
-      wv[2 * j] = qg_nf4_lut[p[j] & 0xf];
-      wv[2 * j + 1] = qg_nf4_lut[p[j] >> 4];
-    }
-    return d->scales[(size_t)i * (size_t)per_row + (size_t)b];
-  }
-  const uint8_t *blk = (const uint8_t *)d->data + ((size_t)i * (size_t)per_row + (size_t)b) * qg_q2_block_bytes(g);
-  for (int32_t j = 0; j < g; j++) wv[j] = (float)(((blk[2 + j / 4] >> (2 * (j % 4))) & 3) - 1);
-  return qgemv_f16_to_f32((uint16_t)(blk[0] | (blk[1] << 8)));
-}
-
-static void scalar_rows(const qg_cpu_job *job, int64_t row0, int64_t row1) {
-  const qgemv_weight_desc *d = &job->w->desc;
-  int32_t g = d->group;
-  int64_t per_row = d->k / g;
-  enum { MT = 16 }; /* activation rows per pass over the weight row */
-  float wv[128], acc[MT];
-  for (int64_t i = row0; i < row1; i++) {
-    for (int64_t r0 = 0; r0 < job->m; r0 += MT) {
-      int64_t mt = job->m - r0 < MT ? job->m - r0 : MT;
-      for (int64_t r = 0; r < mt; r++) acc[r] = 0.0f;
-      for (int64_t b = 0; b < per_row; b++) {
-        float scale = decode_unscaled(d, i, b, wv);
-        for (int64_t r = 0; r < mt; r++) {
-          const float *xr = job->xn + (size_t)(r0 + r) * (size_t)d->k + (size_t)b * (size_t)g;
-          float s = 0.0f;
-          for (int32_t j = 0; j < g; j++) s += wv[j] * xr[j];
-          acc[r] += s * scale;
-        }
-      }
-      for (int64_t r = 0; r < mt; r++) qg_cpu_store(job, r0 + r, i, acc[r]);
-    }
-  }
-}
-
 const qg_cpu_level qg_cpu_level_scalar = {
-    .name = "scalar", .wants_double = false, .available = always, .nf4_rows = scalar_rows, .q2_rows = scalar_rows,
+    .name = "scalar",
+    .wants_double = false,
+    .available = always,
+    .nf4_rows = nf4_rows,
+    .q2_rows = q2_rows,
+    .x_order = NULL, /* natural order */
 };

@@ -1,3 +1,66 @@
 # The CUDA backend module, qgemv-cuda.so (built when configure finds nvcc).
+#
+# automake knows no CUDA: .cu files compile through libtool with nvcc as the
+# compiler, via build-aux/nvcc-libtool (which hands libtool's gcc flags to
+# the host compiler). cudart is linked statically, so a node needs only the
+# driver; libqgemv itself never links CUDA.
+
+qgc_headers = \
+	src/backend-cuda/cuda_api.h \
+	src/backend-cuda/cuda_state.h \
+	src/backend-cuda/layout.h \
+	src/backend-cuda/matvec_launch.h \
+	src/backend-cuda/matvec_plan.h \
+	src/backend-cuda/kernels_util.cuh \
+	src/backend-cuda/kernels_decode.cuh \
+	src/backend-cuda/kernels_stage.cuh \
+	src/backend-cuda/kernels_matvec.cuh \
+	src/backend-cuda/kernels_launch.cuh
+qgc_sources = \
+	src/backend-cuda/module.c \
+	src/backend-cuda/repack.c \
+	src/backend-cuda/cuda_core.cu \
+	src/backend-cuda/device_select.cu \
+	src/backend-cuda/weight_upload.cu \
+	src/backend-cuda/matvec.cu \
+	src/backend-cuda/matvec_nf4.cu \
+	src/backend-cuda/matvec_q2g64.cu \
+	src/backend-cuda/matvec_q2g128.cu \
+	src/backend-cuda/bandwidth.cu \
+	src/backend-cuda/cublas_baseline.cu
+
+EXTRA_DIST += $(qgc_headers) build-aux/nvcc-libtool
+# The GPU run script and the kernel design notes travel in the tarball.
+EXTRA_DIST += bench/gpu-run.sh bench/NOTES.md
+
 if HAVE_CUDA
+pkglib_LTLIBRARIES += src/backend-cuda/qgemv-cuda.la
+src_backend_cuda_qgemv_cuda_la_SOURCES = $(qgc_sources)
+src_backend_cuda_qgemv_cuda_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
+	-export-symbols-regex '^qgemv_module_entry$$'
+src_backend_cuda_qgemv_cuda_la_LIBADD = $(CUDA_LIBDIR)/libcudart_static.a $(HWLOC_LIBS) \
+	-ldl -lrt -lpthread -lstdc++
+
+# Host compiler warnings follow --enable-werror; nvcc's own warnings too.
+# Long option spellings: libtool would take -Xcompiler as its own option.
+QGC_WERROR = $(if $(findstring -Werror,$(WARN_CFLAGS)),--Werror=all-warnings --compiler-options=-Werror,)
+QGC_NVCCFLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -lineinfo \
+	--compiler-options=-fvisibility=hidden,-Wall,-Wextra $(QGC_WERROR) \
+	-DQG_CUDA_ARCHS='"$(CUDA_ARCH_LIST)"' \
+	-I$(top_srcdir)/include -I$(top_builddir) $(CUDA_CPPFLAGS) $(HWLOC_CFLAGS) \
+	$(NVCCFLAGS)
+
+# No dependency tracking for .cu: every object depends on every header.
+$(src_backend_cuda_qgemv_cuda_la_OBJECTS): $(qgc_headers)
 endif
+
+SUFFIXES = .cu
+.cu.lo:
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	$(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=compile \
+	  $(SHELL) $(top_srcdir)/build-aux/nvcc-libtool $(NVCC) $(QGC_NVCCFLAGS) -c -o $@ $<
+# Host programs with CUDA sources (the CPU-side layout test); the wrapper
+# also passes gcc-only flags (-pthread from pkg-config) to the host compiler.
+.cu.o:
+	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	  $(SHELL) $(top_srcdir)/build-aux/nvcc-libtool $(NVCC) $(QGC_NVCCFLAGS) $(QGC_NVCC_EXTRA) -c -o $@ $<

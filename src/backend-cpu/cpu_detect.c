@@ -1,0 +1,72 @@
+/* What the CPU and the OS support, for run-time dispatch. A level is usable
+ * only when the CPU has its instructions AND the OS saves the register state
+ * they use on a context switch (XCR0 on x86, read with xgetbv): a kernel or
+ * hypervisor may hide AVX-512 state even on a CPU that has AVX-512. */
+#include "cpu.h"
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+
+/* XCR0 bits: SSE (1), AVX upper halves (2), opmask (5), ZMM0-15 upper
+ * halves (6), ZMM16-31 (7). */
+#define XCR0_YMM 0x06u
+#define XCR0_ZMM 0xe6u
+
+static uint64_t xcr0(void) {
+  uint32_t lo, hi;
+  /* xgetbv with ecx = 0; written as asm so that no target flag is needed. */
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return ((uint64_t)hi << 32) | lo;
+}
+
+/* Leaf 1 ECX and leaf 7.0 EBX; false when the leaves are missing or the OS
+ * did not enable xgetbv (OSXSAVE). */
+static bool features(uint32_t *ecx1, uint32_t *ebx7, uint64_t *xcr) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  *ecx1 = c;
+  if (!(c & bit_OSXSAVE)) return false;
+  if (__get_cpuid_max(0, NULL) < 7) return false;
+  __cpuid_count(7, 0, a, b, c, d);
+  *ebx7 = b;
+  *xcr = xcr0();
+  return true;
+}
+
+bool qg_cpu_has_avx2(void) {
+  uint32_t ecx1, ebx7;
+  uint64_t xcr;
+  if (!features(&ecx1, &ebx7, &xcr)) return false;
+  bool cpu = (ecx1 & bit_AVX) && (ecx1 & bit_FMA) && (ecx1 & bit_F16C) && (ebx7 & bit_AVX2);
+  return cpu && (xcr & XCR0_YMM) == XCR0_YMM;
+}
+
+bool qg_cpu_has_avx512(void) {
+  uint32_t ecx1, ebx7;
+  uint64_t xcr;
+  if (!qg_cpu_has_avx2() || !features(&ecx1, &ebx7, &xcr)) return false;
+  bool cpu = (ebx7 & bit_AVX512F) && (ebx7 & bit_AVX512BW) && (ebx7 & bit_AVX512VL);
+  return cpu && (xcr & XCR0_ZMM) == XCR0_ZMM;
+}
+
+bool qg_cpu_has_neon(void) { return false; }
+
+#elif defined(__aarch64__)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+
+bool qg_cpu_has_avx2(void) { return false; }
+bool qg_cpu_has_avx512(void) { return false; }
+
+/* AdvSIMD is architecturally mandatory for AArch64 Linux userland, but the
+ * kernel still reports it; trust the report over the assumption. */
+bool qg_cpu_has_neon(void) {
+  unsigned long hw = getauxval(AT_HWCAP);
+  return (hw & HWCAP_ASIMD) && (hw & HWCAP_FP);
+}
+
+#else
+bool qg_cpu_has_avx2(void) { return false; }
+bool qg_cpu_has_avx512(void) { return false; }
+bool qg_cpu_has_neon(void) { return false; }
+#endif

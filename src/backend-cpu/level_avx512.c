@@ -1,0 +1,123 @@
+/*
+ * AVX-512 (F/BW/VL) level (x86-64), 16 f32 lanes. Target attributes on every
+ * function, as in level_avx2.c.
+ *
+ * NF4, 32 weights (16 code bytes) per decode, 4 instructions:
+ *   vpmovzxbd puts one code byte in each of 16 dwords; vpermps with a
+ *   16-entry table (_mm512_permutexvar_ps) reads only index bits 3:0, so
+ *   it looks up the low nibble directly and, after a 4-bit shift, the high
+ *   nibble: two exact f32 vectors with lane i = elements 2i and 2i+1 of the
+ *   32. x order transpose(16, 2).
+ *   Per code byte: 0.25 decode instructions + 0.125 FMA.
+ * Q2_0, 64 weights (16 code bytes) per decode, 8 instructions:
+ *   vpmovzxbd, then vpermilps (bits 1:0 of each dword index a {-1, 0, 1, 2}
+ *   table replicated per 128-bit lane) on the dwords shifted by 0, 2, 4, 6:
+ *   vector q holds the q-th code of each of the 16 bytes. transpose(16, 4).
+ *   Per code byte: 0.5 decode instructions + 0.25 FMA.
+ */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#include "../core/formats.h"
+#include "cpu.h"
+
+#define QG_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
+#define QG_PRIM static inline __attribute__((always_inline)) QG_TARGET
+
+typedef __m512 qv;
+/* An empty asm that claims to change v: the value must sit in a register. */
+#define QV_REG(v) __asm__("" : "+v"(v))
+#define QV_LANES 16
+
+QG_PRIM qv qv_zero(void) { return _mm512_setzero_ps(); }
+QG_PRIM qv qv_set1(float f) { return _mm512_set1_ps(f); }
+QG_PRIM qv qv_load(const float *p) { return _mm512_loadu_ps(p); }
+QG_PRIM void qv_store(float *p, qv v) { _mm512_storeu_ps(p, v); }
+QG_PRIM qv qv_add(qv a, qv b) { return _mm512_add_ps(a, b); }
+QG_PRIM qv qv_fma(qv a, qv b, qv c) { return _mm512_fmadd_ps(a, b, c); }
+
+/* A fixed tree (halves, then quarters, ...), written out rather than
+ * _mm512_reduce_add_ps so that the order is ours to state. */
+QG_PRIM float qv_hsum(qv v) {
+  __m256 lo = _mm512_castps512_ps256(v);
+  __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  __m256 h = _mm256_add_ps(lo, hi);
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+typedef struct qg_consts {
+  __m512 nf4; /* the 16 NF4 values, the permute's table */
+  __m512 q2;  /* {-1, 0, 1, 2} in each 128-bit lane */
+} qg_consts;
+
+QG_PRIM void qg_consts_init(qg_consts *c) {
+  c->nf4 = _mm512_loadu_ps(qg_nf4_lut);
+  c->q2 = _mm512_setr_ps(-1, 0, 1, 2, -1, 0, 1, 2, -1, 0, 1, 2, -1, 0, 1, 2);
+}
+
+#define NF4_CW 32
+#define NF4_CV 2
+QG_PRIM void nf4_decode(const uint8_t *codes, const qg_consts *c, qv *w) {
+  __m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)codes));
+  w[0] = _mm512_permutexvar_ps(idx, c->nf4);
+  w[1] = _mm512_permutexvar_ps(_mm512_srli_epi32(idx, 4), c->nf4);
+}
+
+#define Q2_CW 64
+#define Q2_CV 4
+QG_PRIM void q2_decode(const uint8_t *codes, const qg_consts *c, qv *w) {
+  __m512i v = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)codes));
+  w[0] = _mm512_permutevar_ps(c->q2, v);
+  w[1] = _mm512_permutevar_ps(c->q2, _mm512_srli_epi32(v, 2));
+  w[2] = _mm512_permutevar_ps(c->q2, _mm512_srli_epi32(v, 4));
+  w[3] = _mm512_permutevar_ps(c->q2, _mm512_srli_epi32(v, 6));
+}
+
+QG_PRIM float q2_scale(const uint8_t *p) {
+  uint16_t h;
+  memcpy(&h, p, sizeof h);
+  return _cvtsh_ss(h);
+}
+
+/* Tile sizes (kernel_tmpl.h); overridable with -D for tuning runs. */
+#ifndef QG_RB
+#define QG_RB 4
+#endif
+#ifndef QG_RBB
+#define QG_RBB 4
+#endif
+#ifndef QG_BR
+#define QG_BR 2
+#endif
+#ifndef QG_BT
+#define QG_BT 4
+#endif
+#ifndef QG_NCH
+#define QG_NCH 1
+#endif
+#include "kernel_tmpl.h"
+
+static void avx512_x_order(qgemv_format f, int32_t group, qg_cpu_xorder *out) {
+  (void)group;
+  if (f == QGEMV_NF4)
+    qg_cpu_xorder_transpose(16, 2, out);
+  else
+    qg_cpu_xorder_transpose(16, 4, out);
+}
+
+const qg_cpu_level qg_cpu_level_avx512 = {
+    .name = "avx512",
+    .wants_double = false,
+    .available = qg_cpu_has_avx512,
+    .nf4_rows = nf4_rows,
+    .q2_rows = q2_rows,
+    .x_order = avx512_x_order,
+};
+#else
+/* Not x86-64: this level is not built (levels.c leaves it out). */
+typedef int qg_cpu_level_avx512_absent;
+#endif

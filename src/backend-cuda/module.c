@@ -1,0 +1,33 @@
+/* The qgemv-cuda module's one exported symbol: it reports the backend ABI
+ * this module was built for and hands out the vtable. Everything else in
+ * the module is hidden (-export-symbols-regex in local.mk). */
+#include "cuda_api.h"
+
+static const qg_backend cuda_backend = {
+    .abi = QG_BACKEND_ABI,
+    .name = "cuda",
+    .error_detail = qgc_error_detail,
+    .device_count = qgc_device_count,
+    .build_info = qgc_build_info,
+    .open = qgc_open,
+    .close = qgc_close,
+    .device_info = qgc_device_info,
+    .set_stream = qgc_set_stream,
+    .sync = qgc_sync,
+    .alloc = qgc_alloc,
+    .free = qgc_free,
+    .copy_in = qgc_copy_in,
+    .copy_out = qgc_copy_out,
+    .weight_upload = qgc_weight_upload,
+    .weight_free = qgc_weight_free,
+    .matvec = qgc_matvec,
+    .read_bandwidth = qgc_read_bandwidth,
+    .dense_bf16_time = qgc_dense_bf16_time,
+};
+
+__attribute__((visibility("default"))) const void *qgemv_module_entry(unsigned *abi);
+
+const void *qgemv_module_entry(unsigned *abi) {
+  if (abi) *abi = QG_BACKEND_ABI;
+  return &cuda_backend;
+}

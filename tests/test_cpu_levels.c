@@ -1,0 +1,335 @@
+/*
+ * Every CPU ISA level available on this machine against the oracle
+ * (DESIGN.md s.5), through the public API only, a level being chosen by
+ * QGEMV_CPU_ISA before qgemv_open:
+ * - every combination of {NF4, Q2_0 g64, Q2_0 g128} x {f32, bf16} x and y x
+ *   {plain, RMSNorm}, on ragged shapes (k = 64, 192, 4160 for the 64-wide
+ *   blocks, 128, 384, 4224 for g128; n = 1, 7, 257) and m = 1, 3, 8, 17;
+ * - row r of a batched call bit-identical to an m = 1 call on row r;
+ * - the same bits with QGEMV_NUM_THREADS=1 and 2;
+ * - a level the CPU (or the build) lacks is a clean error naming it, and the
+ *   default is the best level available.
+ * Outputs are poisoned before each call, and a guard region follows them
+ * (the y tensor wraps a guarded host buffer), so a missing or stray write
+ * fails. Levels this machine lacks are skipped with a note: the Arm check
+ * (scripts/arm-check.sh) runs this same file under qemu for NEON.
+ *
+ * Environment: QGEMV_TEST_LEVELS="neon scalar" limits the levels exercised
+ * (emulators are slow); QGEMV_TEST_REQUIRE="neon" fails, rather than
+ * skips, when a named level is not available (so a CI run cannot pass by
+ * testing nothing); QGEMV_TEST_QUICK=1 (make check-valgrind) keeps one
+ * small k (three blocks) and drops the others.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static const char *const levels[] = {"ref", "scalar", "avx2", "avx512", "neon"};
+enum { NLEVELS = sizeof levels / sizeof levels[0], NFORMATS = 3, MMAX = 17 };
+static const int64_t ms[] = {1, 3, 8, 17}; /* ms[0] must be 1, the last MMAX */
+static const int64_t ns[] = {1, 7, 257};
+
+/* Quiet checks for loops (ck_assert marks every pass). */
+#define EXPECT(cond, ...)                   \
+  do {                                      \
+    if (!(cond)) ck_abort_msg(__VA_ARGS__); \
+  } while (0)
+#define EXPECT_OK(call)                                                                                     \
+  do {                                                                                                      \
+    qgemv_status s_ = (call);                                                                               \
+    EXPECT(s_ == QGEMV_OK, "line %d: %s: %s (%s)", __LINE__, #call, qgemv_status_str(s_), qgemv_last_error()); \
+  } while (0)
+
+static qgemv_format format_of(int f) { return f == 0 ? QGEMV_NF4 : QGEMV_Q2_0; }
+static int32_t group_of(int f) { return f == 2 ? 128 : 64; }
+static const char *format_name(int f) { return f == 0 ? "NF4" : f == 1 ? "Q2_0/g64" : "Q2_0/g128"; }
+static const char *dtype_name(qgemv_dtype t) { return t == QGEMV_F32 ? "f32" : "bf16"; }
+
+/* qgemv_open("cpu") with QGEMV_CPU_ISA = level and QGEMV_NUM_THREADS =
+ * threads (0: unset). Each test runs in its own forked process (Check's
+ * default), so the environment changes stay there. */
+static qgemv_status open_level(const char *level, int threads, qgemv_ctx **ctx) {
+  setenv("QGEMV_CPU_ISA", level, 1);
+  if (threads > 0) {
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", threads);
+    setenv("QGEMV_NUM_THREADS", buf, 1);
+  } else {
+    unsetenv("QGEMV_NUM_THREADS");
+  }
+  *ctx = NULL;
+  return qgemv_open("cpu", ctx);
+}
+
+/* True when the space-separated list in $var names level. */
+static bool env_lists(const char *var, const char *level) {
+  const char *list = getenv(var);
+  size_t len = strlen(level);
+  for (const char *p = list ? strstr(list, level) : NULL; p; p = strstr(p + 1, level))
+    if ((p == list || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' ')) return true;
+  return false;
+}
+
+static bool quick(void) {
+  const char *q = getenv("QGEMV_TEST_QUICK");
+  return q && *q && strcmp(q, "0") != 0;
+}
+
+/* Opens the level, or returns NULL with a note when this machine lacks it
+ * or QGEMV_TEST_LEVELS leaves it out. */
+static qgemv_ctx *open_or_skip(const char *level, int threads) {
+  const char *only = getenv("QGEMV_TEST_LEVELS");
+  if (only && *only && !env_lists("QGEMV_TEST_LEVELS", level)) return NULL;
+  qgemv_ctx *ctx;
+  qgemv_status s = open_level(level, threads, &ctx);
+  EXPECT(s == QGEMV_OK || !env_lists("QGEMV_TEST_REQUIRE", level), "level %s is required here: %s", level,
+         qgemv_last_error());
+  if (s == QGEMV_ERR_UNSUPPORTED) {
+    fprintf(stderr, "level %s not available here (skipped): %s\n", level, qgemv_last_error());
+    return NULL;
+  }
+  EXPECT(s == QGEMV_OK, "open level %s: %s (%s)", level, qgemv_status_str(s), qgemv_last_error());
+  return ctx;
+}
+
+/* One problem's host data: x has MMAX rows, gamma one. */
+typedef struct problem {
+  tu_weight w;
+  float *x, *gamma;
+} problem;
+
+static void problem_make(int f, int64_t n, int64_t k, unsigned seed, problem *p) {
+  tu_rng r = {seed};
+  tu_weight_make(&r, (tu_dist)(seed % TU_DIST_COUNT), format_of(f), group_of(f), n, k, &p->w);
+  p->x = malloc((size_t)(MMAX * k) * sizeof(float));
+  p->gamma = malloc((size_t)k * sizeof(float));
+  ck_assert_ptr_nonnull(p->x);
+  ck_assert_ptr_nonnull(p->gamma);
+  tu_fill(&r, (tu_dist)((seed / 4) % TU_DIST_COUNT), p->x, (size_t)(MMAX * k));
+  tu_fill(&r, TU_NORMAL, p->gamma, (size_t)k);
+}
+
+static void problem_free(problem *p) {
+  tu_weight_free(&p->w);
+  free(p->x);
+  free(p->gamma);
+}
+
+/* One matvec of the first m rows of x (host, dtype xt) into a poisoned,
+ * guarded host buffer that the y tensor wraps. */
+static void run(qgemv_ctx *ctx, const qgemv_weight *w, int64_t n, int64_t k, int64_t m, qgemv_dtype xt,
+                const void *x, const qgemv_tensor *gamma, qgemv_dtype yt, tu_guarded *y) {
+  qgemv_tensor *xs, *ys;
+  EXPECT_OK(qgemv_tensor_new(ctx, xt, m, k, &xs));
+  EXPECT_OK(qgemv_tensor_write(xs, x, (size_t)(m * k) * tu_dtype_size(xt)));
+  tu_poison(y);
+  EXPECT_OK(qgemv_tensor_wrap(ctx, yt, m, n, y->mem, &ys));
+  qgemv_rmsnorm norm = {.gamma = gamma, .eps = 1e-5f};
+  EXPECT_OK(qgemv_matvec(ctx, w, xs, ys, gamma ? &norm : NULL));
+  EXPECT_OK(qgemv_sync(ctx));
+  EXPECT(tu_guard_intact(y), "a write past the end of y");
+  qgemv_tensor_free(xs);
+  qgemv_tensor_free(ys);
+}
+
+/* All dtype and norm combinations and every m for one weight on one
+ * level. For each (x dtype, norm):
+ * - y f32: the m = 1 call on each of the 17 rows of x, then m = 3, 8, 17
+ *   on the first rows; every batched row must equal its m = 1 call, and the
+ *   oracle judges the m = 17 call, so (being the same bits) every call;
+ * - y bf16: the same calls and identities, and every element must be the
+ *   f32 result rounded to nearest even (DESIGN.md s.5: bf16 outputs are
+ *   the rounded f32 result), which implies the contract's bf16 bound
+ *   without a second oracle run. */
+static void check_weight(qgemv_ctx *ctx, const char *level, int f, int64_t n, int64_t k, unsigned seed) {
+  problem p;
+  problem_make(f, n, k, seed, &p);
+  qgemv_weight *w;
+  EXPECT_OK(qgemv_weight_upload(ctx, &p.w.desc, &w));
+  size_t ycount = (size_t)(MMAX * n);
+  float *yf32 = malloc(ycount * sizeof(float)); /* m = 17, y f32 */
+  unsigned char *single = malloc(ycount * sizeof(float));
+  ck_assert_ptr_nonnull(yf32);
+  ck_assert_ptr_nonnull(single);
+  tu_guarded y = tu_guarded_new(ycount * sizeof(float));
+  for (int combo = 0; combo < 8; combo++) {
+    qgemv_dtype xt = combo & 2 ? QGEMV_BF16 : QGEMV_F32, yt = combo & 1 ? QGEMV_BF16 : QGEMV_F32;
+    bool norm = combo & 4;
+    qgemv_dtype gt = xt == QGEMV_F32 ? QGEMV_BF16 : QGEMV_F32; /* vary gamma's dtype too */
+    void *x = tu_convert(p.x, (size_t)(MMAX * k), xt), *g = tu_convert(p.gamma, (size_t)k, gt);
+    qgemv_tensor *gamma = NULL;
+    if (norm) {
+      EXPECT_OK(qgemv_tensor_new(ctx, gt, 1, k, &gamma));
+      EXPECT_OK(qgemv_tensor_write(gamma, g, (size_t)k * tu_dtype_size(gt)));
+    }
+    size_t row_bytes = (size_t)n * tu_dtype_size(yt);
+    char what[160];
+    snprintf(what, sizeof what, "%s %s n=%lld k=%lld x=%s y=%s norm=%s", level, format_name(f), (long long)n,
+             (long long)k, dtype_name(xt), dtype_name(yt), norm ? "on" : "off");
+    for (int64_t r = 0; r < MMAX; r++) {
+      y.bytes = row_bytes;
+      run(ctx, w, n, k, 1, xt, (const char *)x + (size_t)(r * k) * tu_dtype_size(xt), gamma, yt, &y);
+      memcpy(single + (size_t)r * row_bytes, y.mem, row_bytes);
+    }
+    for (size_t i = 1; i < sizeof ms / sizeof ms[0]; i++) {
+      int64_t m = ms[i];
+      y.bytes = (size_t)m * row_bytes;
+      run(ctx, w, n, k, m, xt, x, gamma, yt, &y);
+      for (int64_t r = 0; r < m; r++)
+        EXPECT(memcmp(y.mem + (size_t)r * row_bytes, single + (size_t)r * row_bytes, row_bytes) == 0,
+               "%s: row %lld of m=%lld differs from the m=1 call", what, (long long)r, (long long)m);
+    }
+    /* y now holds the m = 17 call. */
+    if (yt == QGEMV_F32) {
+      char where[256];
+      double worst = tu_check_contract(&p.w.desc, MMAX, xt, x, gt, norm ? g : NULL, 1e-5f, yt, y.mem, where,
+                                       sizeof where);
+      EXPECT(worst <= 1.0, "%s m=%d: error %.3g of the bound at %s", what, MMAX, worst, where);
+      memcpy(yf32, y.mem, ycount * sizeof(float));
+    } else {
+      const uint16_t *yb = (const uint16_t *)y.mem;
+      for (size_t i = 0; i < ycount; i++)
+        EXPECT(yb[i] == qgemv_f32_to_bf16(yf32[i]), "%s: element %zu is 0x%04x, the f32 result %.9g rounds to 0x%04x",
+               what, i, yb[i], yf32[i], qgemv_f32_to_bf16(yf32[i]));
+    }
+    qgemv_tensor_free(gamma);
+    free(x);
+    free(g);
+  }
+  y.bytes = ycount * sizeof(float);
+  tu_guarded_free(&y);
+  free(single);
+  free(yf32);
+  qgemv_weight_free(w);
+  problem_free(&p);
+}
+
+/* The k of each shape: ragged against every SIMD width and tile (one
+ * block, three blocks, 65 blocks). */
+static int64_t k_of(int f, int i) {
+  static const int64_t k64[] = {64, 192, 4160}, k128[] = {128, 384, 4224};
+  return f == 2 ? k128[i] : k64[i];
+}
+
+/* Loop index: level * NFORMATS + format. */
+START_TEST(test_contract) {
+  const char *level = levels[_i / NFORMATS];
+  int f = _i % NFORMATS;
+  /* One thread: test_threads shows that the thread count changes no bits,
+   * and an idle OpenMP worker spinning beside the serial oracle would only
+   * slow this test down. */
+  qgemv_ctx *ctx = open_or_skip(level, 1);
+  if (ctx == NULL) return;
+  unsigned seed = 100u + (unsigned)_i;
+  for (int ki = quick() ? 1 : 0; ki < (quick() ? 2 : 3); ki++)
+    for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) check_weight(ctx, level, f, ns[ni], k_of(f, ki), seed++);
+  qgemv_close(ctx);
+}
+END_TEST
+
+/* Same level, 1 and 2 threads: the same bits (the row split moves rows
+ * between threads and must not change any). n = 257 is odd, so the split
+ * falls inside a tile of rows. */
+START_TEST(test_threads) {
+  const char *level = levels[_i];
+  qgemv_ctx *one = open_or_skip(level, 1);
+  if (one == NULL) return;
+  qgemv_ctx *two;
+  EXPECT_OK(open_level(level, 2, &two));
+  for (int f = 0; f < NFORMATS; f++) {
+    int64_t n = 257, k = k_of(f, quick() ? 1 : 2), m = 3;
+    problem p;
+    problem_make(f, n, k, 700u + (unsigned)f, &p);
+    qgemv_weight *w1, *w2;
+    EXPECT_OK(qgemv_weight_upload(one, &p.w.desc, &w1));
+    EXPECT_OK(qgemv_weight_upload(two, &p.w.desc, &w2));
+    for (int combo = 0; combo < 2; combo++) {
+      qgemv_dtype t = combo ? QGEMV_BF16 : QGEMV_F32;
+      void *x = tu_convert(p.x, (size_t)(m * k), t);
+      tu_guarded y1 = tu_guarded_new((size_t)(m * n) * tu_dtype_size(t));
+      tu_guarded y2 = tu_guarded_new((size_t)(m * n) * tu_dtype_size(t));
+      run(one, w1, n, k, m, t, x, NULL, t, &y1);
+      run(two, w2, n, k, m, t, x, NULL, t, &y2);
+      EXPECT(memcmp(y1.mem, y2.mem, y1.bytes) == 0, "%s %s %s: 1 and 2 threads differ", level, format_name(f),
+             dtype_name(t));
+      tu_guarded_free(&y1);
+      tu_guarded_free(&y2);
+      free(x);
+    }
+    qgemv_weight_free(w1);
+    qgemv_weight_free(w2);
+    problem_free(&p);
+  }
+  qgemv_close(one);
+  qgemv_close(two);
+}
+END_TEST
+
+/* A level this CPU or build lacks is QGEMV_ERR_UNSUPPORTED naming it; an
+ * unknown name is INVALID_ARG; the default is the best available level
+ * (the last of ref, scalar, avx2, avx512, neon that opens). */
+START_TEST(test_selection) {
+  int missing = 0;
+  const char *best = NULL;
+  for (int i = 0; i < NLEVELS; i++) {
+    qgemv_ctx *ctx;
+    qgemv_status s = open_level(levels[i], 0, &ctx);
+    if (s == QGEMV_OK) {
+      qgemv_device_info info;
+      EXPECT_OK(qgemv_ctx_info(ctx, &info));
+      EXPECT(strcmp(info.isa, levels[i]) == 0, "QGEMV_CPU_ISA=%s opened level '%s'", levels[i], info.isa);
+      best = levels[i];
+      qgemv_close(ctx);
+      continue;
+    }
+    missing++;
+    EXPECT(s == QGEMV_ERR_UNSUPPORTED, "QGEMV_CPU_ISA=%s: %s, want QGEMV_ERR_UNSUPPORTED", levels[i],
+           qgemv_status_str(s));
+    EXPECT(ctx == NULL, "a failed open must leave no context");
+    EXPECT(strstr(qgemv_last_error(), levels[i]) != NULL, "the message does not name the level: %s",
+           qgemv_last_error());
+  }
+  /* No build has both x86 and Arm levels, so something is always missing. */
+  EXPECT(missing > 0, "every level opened, neon and avx2 together?");
+  ck_assert_str_eq(levels[0], "ref");
+  EXPECT(best != NULL, "not even ref opened");
+
+  qgemv_ctx *ctx;
+  EXPECT(open_level("sse9", 0, &ctx) == QGEMV_ERR_INVALID_ARG, "an unknown level must be INVALID_ARG");
+  EXPECT(strstr(qgemv_last_error(), "sse9") != NULL, "the message does not name the value: %s", qgemv_last_error());
+
+  unsetenv("QGEMV_CPU_ISA");
+  EXPECT_OK(qgemv_open("cpu", &ctx));
+  qgemv_device_info info;
+  EXPECT_OK(qgemv_ctx_info(ctx, &info));
+  EXPECT(strcmp(info.isa, best) == 0, "the default level is %s, the best available is %s", info.isa, best);
+  qgemv_close(ctx);
+}
+END_TEST
+
+static Suite *levels_suite(void) {
+  Suite *s = suite_create("cpu_levels");
+  TCase *contract = tcase_create("contract");
+  tcase_set_timeout(contract, 600);
+  tcase_add_loop_test(contract, test_contract, 0, NLEVELS * NFORMATS);
+  suite_add_tcase(s, contract);
+  TCase *threads = tcase_create("threads");
+  tcase_set_timeout(threads, 300);
+  tcase_add_loop_test(threads, test_threads, 0, NLEVELS);
+  suite_add_tcase(s, threads);
+  TCase *selection = tcase_create("selection");
+  tcase_add_test(selection, test_selection);
+  suite_add_tcase(s, selection);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(levels_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

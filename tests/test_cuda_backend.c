@@ -1,0 +1,395 @@
+/* The CUDA backend against the oracle, on the GPU (issue 3).
+ *
+ * Every combination of format (NF4, Q2_0 g64, Q2_0 g128), x and y dtype,
+ * RMSNorm (gamma f32 or bf16) on random data of several distributions and
+ * awkward shapes (k not a multiple of 256, n not a multiple of 16, m = 1, 7,
+ * 8, 9, 33, k = 65536, n = 131072), checked under the accuracy contract with
+ * poisoned outputs and a guard region after every output on the device;
+ * batched rows bit-identical to m = 1; runs bit-identical; a caller's stream;
+ * misaligned activations; NO_MEMORY that leaves the context usable.
+ *
+ * Where no CUDA device is usable the suite exits 77 (SKIP) saying why; the
+ * probe runs in this process and CUDA does not survive fork, so the suite
+ * runs without Check's fork (CK_NOFORK). QGEMV_TEST_QUICK=1 trims sizes
+ * (compute-sanitizer runs). */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static qgemv_ctx *ctx;
+static bool quick;
+
+static const struct {
+  qgemv_format f;
+  int32_t group;
+  const char *name;
+} formats[] = {{QGEMV_NF4, 64, "nf4"}, {QGEMV_Q2_0, 64, "q2_0g64"}, {QGEMV_Q2_0, 128, "q2_0g128"}};
+
+static const char *dt(qgemv_dtype t) { return t == QGEMV_F32 ? "f32" : "bf16"; }
+
+#define CHECK_OK(call)                                                                                          \
+  do {                                                                                                          \
+    qgemv_status s_ = (call);                                                                                   \
+    ck_assert_msg(s_ == QGEMV_OK, "%s: %s: %s", #call, qgemv_status_str(s_), qgemv_last_error());               \
+  } while (0)
+
+static qgemv_tensor *tensor_from(qgemv_dtype t, int64_t rows, int64_t cols, const void *host) {
+  qgemv_tensor *x;
+  CHECK_OK(qgemv_tensor_new(ctx, t, rows, cols, &x));
+  CHECK_OK(qgemv_tensor_write(x, host, (size_t)(rows * cols) * tu_dtype_size(t)));
+  return x;
+}
+
+/* Device pointer + offset as a tensor (wraps are not freed with the data). */
+static qgemv_tensor *wrap_at(qgemv_tensor *base, size_t offset, qgemv_dtype t, int64_t rows, int64_t cols) {
+  void *p;
+  qgemv_tensor *w;
+  CHECK_OK(qgemv_tensor_ptr(base, &p));
+  CHECK_OK(qgemv_tensor_wrap(ctx, t, rows, cols, (char *)p + offset, &w));
+  return w;
+}
+
+/* Runs the matvec into the front of a device buffer whose last
+ * TU_GUARD_BYTES hold a pattern, the output poisoned (0xff: NaN) first;
+ * returns the host copy (payload and guard), the guard already checked. */
+static tu_guarded run_guarded(qgemv_weight *w, qgemv_tensor *x, qgemv_tensor *gamma, qgemv_dtype yt, int64_t m,
+                              int64_t n) {
+  const size_t ybytes = (size_t)(m * n) * tu_dtype_size(yt);
+  tu_guarded h = tu_guarded_new(ybytes);
+  qgemv_tensor *big = tensor_from(QGEMV_BF16, 1, (int64_t)(ybytes + TU_GUARD_BYTES) / 2, h.mem);
+  qgemv_tensor *y = wrap_at(big, 0, yt, m, n);
+  qgemv_rmsnorm norm = {.gamma = gamma, .eps = 1e-5f};
+  CHECK_OK(qgemv_matvec(ctx, w, x, y, gamma ? &norm : NULL));
+  CHECK_OK(qgemv_sync(ctx));
+  CHECK_OK(qgemv_tensor_read(big, h.mem, ybytes + TU_GUARD_BYTES));
+  ck_assert_msg(tu_guard_intact(&h), "the matvec wrote past the end of y [%lld, %lld]", (long long)m, (long long)n);
+  qgemv_tensor_free(y);
+  qgemv_tensor_free(big);
+  return h;
+}
+
+typedef struct problem {
+  tu_weight hw;
+  qgemv_weight *w;
+  float *xf, *gf;
+  void *xh, *gh;  /* host x, gamma in their dtypes */
+  qgemv_tensor *x, *g;
+  int64_t m;
+  qgemv_dtype xt, gt;
+} problem;
+
+static void problem_make(problem *p, uint64_t seed, tu_dist d, int fi, int64_t n, int64_t k, int64_t m,
+                         qgemv_dtype xt, bool norm, qgemv_dtype gt) {
+  memset(p, 0, sizeof *p);
+  tu_rng r = {seed};
+  tu_weight_make(&r, d, formats[fi].f, formats[fi].group, n, k, &p->hw);
+  CHECK_OK(qgemv_weight_upload(ctx, &p->hw.desc, &p->w));
+  p->m = m;
+  p->xt = xt;
+  p->gt = gt;
+  p->xf = malloc((size_t)(m * k) * sizeof(float));
+  ck_assert_ptr_nonnull(p->xf);
+  tu_fill(&r, d, p->xf, (size_t)(m * k));
+  p->xh = tu_convert(p->xf, (size_t)(m * k), xt);
+  p->x = tensor_from(xt, m, k, p->xh);
+  if (norm) {
+    p->gf = malloc((size_t)k * sizeof(float));
+    ck_assert_ptr_nonnull(p->gf);
+    for (int64_t j = 0; j < k; j++) p->gf[j] = (float)(0.5 + tu_uniform(&r));
+    p->gh = tu_convert(p->gf, (size_t)k, gt);
+    p->g = tensor_from(gt, 1, k, p->gh);
+  }
+}
+
+static void problem_free(problem *p) {
+  qgemv_weight_free(p->w);
+  qgemv_tensor_free(p->x);
+  qgemv_tensor_free(p->g);
+  tu_weight_free(&p->hw);
+  free(p->xf);
+  free(p->gf);
+  free(p->xh);
+  free(p->gh);
+}
+
+/* y checked against the oracle; the message names the case. */
+static void check_contract(const problem *p, qgemv_dtype yt, const void *y, const char *what) {
+  char where[256];
+  double worst = tu_check_contract(&p->hw.desc, p->m, p->xt, p->xh, p->gt, p->g ? p->gh : NULL, 1e-5f, yt, y,
+                                   where, sizeof where);
+  ck_assert_msg(worst <= 1.0, "%s %lldx%lld m=%lld x=%s y=%s norm=%s: worst error %.3g of the bound at %s", what,
+                (long long)p->hw.desc.n, (long long)p->hw.desc.k, (long long)p->m, dt(p->xt), dt(yt),
+                p->g ? dt(p->gt) : "off", worst, where);
+}
+
+/* Every dtype and RMSNorm combination of one format over several shapes,
+ * distributions and m. */
+START_TEST(test_combinations) {
+  const int fi = _i;
+  static const int64_t shapes[][2] = {{33, 320}, {130, 1152}, {257, 4224}, {1000, 2112}, {4100, 896}};
+  static const int64_t ms[] = {1, 7, 8, 9, 33};
+  const int nshapes = quick ? 2 : 5;
+  int iter = 0;
+  for (int si = 0; si < nshapes; si++) {
+    const int64_t n = shapes[si][0], k = shapes[si][1];
+    if (formats[fi].group == 128 && k % 128) continue;
+    for (int xt = 0; xt < 2; xt++)
+      for (int yt = 0; yt < 2; yt++)
+        for (int norm = 0; norm < 3; norm++, iter++) { /* off, f32 gamma, bf16 gamma */
+          const int64_t m = ms[iter % 5];
+          const tu_dist d = (tu_dist)(iter % TU_DIST_COUNT);
+          problem p;
+          problem_make(&p, 1000 + (uint64_t)iter, d, fi, n, k, m, (qgemv_dtype)xt, norm > 0,
+                       norm == 2 ? QGEMV_BF16 : QGEMV_F32);
+          tu_guarded y = run_guarded(p.w, p.x, p.g, (qgemv_dtype)yt, m, n);
+          check_contract(&p, (qgemv_dtype)yt, y.mem, formats[fi].name);
+          tu_guarded_free(&y);
+          problem_free(&p);
+        }
+  }
+}
+END_TEST
+
+/* Row r of a batched call is bit-identical to an m = 1 call on row r (m
+ * past one launch's rows, every operand mode), and a second run of the
+ * batched call is bit-identical to the first. */
+START_TEST(test_batched_bit_identical) {
+  const int fi = _i;
+  const int64_t n = 203, k = 1408, m = 33;
+  for (int xt = 0; xt < 2; xt++)
+    for (int norm = 0; norm < 2; norm++) {
+      problem p;
+      problem_make(&p, 77 + (uint64_t)(2 * xt + norm), TU_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, QGEMV_F32);
+      tu_guarded all = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
+      check_contract(&p, QGEMV_F32, all.mem, formats[fi].name);
+      tu_guarded again = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
+      ck_assert_msg(memcmp(all.mem, again.mem, (size_t)(m * n) * 4) == 0, "%s: two runs differ (x %s, norm %d)",
+                    formats[fi].name, dt(p.xt), norm);
+      for (int64_t r = 0; r < m; r += quick ? 8 : 1) {
+        qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * tu_dtype_size(p.xt), p.xt, 1, k);
+        tu_guarded one = run_guarded(p.w, xr, p.g, QGEMV_F32, 1, n);
+        ck_assert_msg(memcmp(one.mem, all.mem + (size_t)(r * n) * 4, (size_t)n * 4) == 0,
+                      "%s: row %lld of the m=%lld call differs from m=1 (x %s, norm %d)", formats[fi].name,
+                      (long long)r, (long long)m, dt(p.xt), norm);
+        tu_guarded_free(&one);
+        qgemv_tensor_free(xr);
+      }
+      tu_guarded_free(&all);
+      tu_guarded_free(&again);
+      problem_free(&p);
+    }
+}
+END_TEST
+
+/* k = 65536 (the largest the design names) and n = 131072 (plus an odd
+ * n past it), sized to stay quick. */
+START_TEST(test_large_shapes) {
+  const int fi = _i;
+  static const int64_t shapes[][3] = {{24, 65536, 2}, {131072, 128, 1}, {131077, 192, 3}};
+  for (int si = 0; si < 3; si++) {
+    const int64_t n = shapes[si][0], k = shapes[si][1], m = shapes[si][2];
+    if (formats[fi].group == 128 && k % 128) continue;
+    if (quick && si == 2) continue;
+    for (int xt = 0; xt < 2; xt++) {
+      problem p;
+      problem_make(&p, 500 + (uint64_t)si, TU_HEAVY, fi, n, k, m, (qgemv_dtype)xt, xt == 0, QGEMV_BF16);
+      tu_guarded y = run_guarded(p.w, p.x, p.g, QGEMV_BF16, m, n);
+      check_contract(&p, QGEMV_BF16, y.mem, formats[fi].name);
+      tu_guarded_free(&y);
+      problem_free(&p);
+    }
+  }
+}
+END_TEST
+
+/* Activations and gamma at an address that is element-aligned only. */
+START_TEST(test_misaligned_inputs) {
+  const int fi = _i;
+  const int64_t n = 70, k = 640, m = 3;
+  for (int xt = 0; xt < 2; xt++)
+    for (int norm = 0; norm < 2; norm++) {
+      problem p;
+      problem_make(&p, 31 + (uint64_t)xt, TU_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, (qgemv_dtype)xt);
+      const size_t es = tu_dtype_size(p.xt);
+      qgemv_tensor *xbig, *gbig = NULL, *xs, *gs = NULL;
+      CHECK_OK(qgemv_tensor_new(ctx, p.xt, 1, m * k + 8, &xbig));
+      xs = wrap_at(xbig, es, p.xt, m, k);
+      CHECK_OK(qgemv_tensor_write(xs, p.xh, (size_t)(m * k) * es));
+      if (norm) {
+        CHECK_OK(qgemv_tensor_new(ctx, p.gt, 1, k + 8, &gbig));
+        gs = wrap_at(gbig, tu_dtype_size(p.gt), p.gt, 1, k);
+        CHECK_OK(qgemv_tensor_write(gs, p.gh, (size_t)k * tu_dtype_size(p.gt)));
+      }
+      tu_guarded y = run_guarded(p.w, xs, gs, QGEMV_F32, m, n);
+      check_contract(&p, QGEMV_F32, y.mem, formats[fi].name);
+      tu_guarded ya = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
+      ck_assert_msg(memcmp(y.mem, ya.mem, (size_t)(m * n) * 4) == 0,
+                    "%s: misaligned x gives other bits than aligned x", formats[fi].name);
+      tu_guarded_free(&y);
+      tu_guarded_free(&ya);
+      qgemv_tensor_free(xs);
+      qgemv_tensor_free(gs);
+      qgemv_tensor_free(xbig);
+      qgemv_tensor_free(gbig);
+      problem_free(&p);
+    }
+}
+END_TEST
+
+/* A caller's stream through the driver API (libcuda is there wherever a
+ * GPU is): same bits as on the context's own stream; NULL goes back. */
+static void *cuda_driver(const char *name, const char *alt) {
+  static void *lib;
+  if (!lib) lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return NULL;
+  void *f = dlsym(lib, name);
+  return f ? f : (alt ? dlsym(lib, alt) : NULL);
+}
+
+START_TEST(test_user_stream) {
+  int (*cu_init)(unsigned) = cuda_driver("cuInit", NULL);
+  int (*cu_device_get)(int *, int) = cuda_driver("cuDeviceGet", NULL);
+  int (*cu_retain)(void **, int) = cuda_driver("cuDevicePrimaryCtxRetain", NULL);
+  int (*cu_release)(int) = cuda_driver("cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
+  int (*cu_push)(void *) = cuda_driver("cuCtxPushCurrent_v2", "cuCtxPushCurrent");
+  int (*cu_pop)(void **) = cuda_driver("cuCtxPopCurrent_v2", "cuCtxPopCurrent");
+  int (*cu_stream_create)(void **, unsigned) = cuda_driver("cuStreamCreate", NULL);
+  int (*cu_stream_destroy)(void *) = cuda_driver("cuStreamDestroy_v2", "cuStreamDestroy");
+  ck_assert_msg(cu_init && cu_device_get && cu_retain && cu_release && cu_push && cu_pop && cu_stream_create &&
+                    cu_stream_destroy,
+                "libcuda.so.1 lacks the stream API");
+  int dev;
+  void *pctx, *stream, *popped;
+  ck_assert_int_eq(cu_init(0), 0);
+  ck_assert_int_eq(cu_device_get(&dev, qgemv_ctx_device(ctx)), 0);
+  ck_assert_int_eq(cu_retain(&pctx, dev), 0);
+  ck_assert_int_eq(cu_push(pctx), 0);
+  ck_assert_int_eq(cu_stream_create(&stream, 1 /* CU_STREAM_NON_BLOCKING */), 0);
+  cu_pop(&popped);
+
+  problem p;
+  problem_make(&p, 4242, TU_NORMAL, 1, 300, 1024, 4, QGEMV_BF16, false, QGEMV_F32);
+  tu_guarded own = run_guarded(p.w, p.x, NULL, QGEMV_F32, 4, 300);
+  CHECK_OK(qgemv_set_stream(ctx, stream));
+  tu_guarded theirs = run_guarded(p.w, p.x, NULL, QGEMV_F32, 4, 300);
+  CHECK_OK(qgemv_set_stream(ctx, NULL));
+  ck_assert_msg(memcmp(own.mem, theirs.mem, 4 * 300 * 4) == 0, "the caller's stream gives other bits");
+  check_contract(&p, QGEMV_F32, theirs.mem, "user stream");
+  tu_guarded_free(&own);
+  tu_guarded_free(&theirs);
+  problem_free(&p);
+
+  cu_push(pctx);
+  cu_stream_destroy(stream);
+  cu_pop(&popped);
+  cu_release(dev);
+}
+END_TEST
+
+/* A weight too big for the device: NO_MEMORY, and the context still works. */
+static qgemv_weight_desc zero_desc(qgemv_format f, int64_t n, int64_t k, void **data, float **scales) {
+  const size_t bytes = qgemv_data_bytes(f, n, k, 64), ns = qgemv_scale_count(f, n, k, 64);
+  *data = calloc(1, bytes);
+  *scales = ns ? calloc(ns, sizeof(float)) : NULL;
+  ck_assert_ptr_nonnull(*data);
+  return (qgemv_weight_desc){.format = f, .n = n, .k = k, .group = 64, .data = *data, .scales = *scales};
+}
+
+START_TEST(test_no_memory) {
+  qgemv_tensor *t = NULL;
+  qgemv_status s = qgemv_tensor_new(ctx, QGEMV_F32, (int64_t)1 << 22, (int64_t)1 << 22, &t); /* 64 TiB */
+  ck_assert_msg(s == QGEMV_ERR_NO_MEMORY, "an absurd tensor gave %s: %s", qgemv_status_str(s), qgemv_last_error());
+  ck_assert_ptr_null(t);
+  if (!quick) {
+    /* Fill the device, then upload a 72 MB weight. */
+    qgemv_tensor *fill[4096];
+    int nfill = 0;
+    for (int64_t cols = (int64_t)1 << 30; cols >= ((int64_t)1 << 22) && nfill < 4096;) {
+      if (qgemv_tensor_new(ctx, QGEMV_F32, 1, cols, &fill[nfill]) == QGEMV_OK)
+        nfill++;
+      else
+        cols /= 2;
+    }
+    void *data;
+    float *scales;
+    qgemv_weight_desc d = zero_desc(QGEMV_NF4, 8192, 16384, &data, &scales);
+    qgemv_weight *w = NULL;
+    s = qgemv_weight_upload(ctx, &d, &w);
+    ck_assert_msg(s == QGEMV_ERR_NO_MEMORY, "an upload into a full device gave %s: %s", qgemv_status_str(s),
+                  qgemv_last_error());
+    ck_assert_ptr_null(w);
+    while (nfill > 0) qgemv_tensor_free(fill[--nfill]);
+    free(data);
+    free(scales);
+  }
+  /* still usable */
+  problem p;
+  problem_make(&p, 9, TU_NORMAL, 0, 64, 256, 2, QGEMV_F32, true, QGEMV_F32);
+  tu_guarded y = run_guarded(p.w, p.x, p.g, QGEMV_F32, 2, 64);
+  check_contract(&p, QGEMV_F32, y.mem, "after NO_MEMORY");
+  tu_guarded_free(&y);
+  problem_free(&p);
+}
+END_TEST
+
+START_TEST(test_device_facts) {
+  qgemv_device_info info;
+  CHECK_OK(qgemv_ctx_info(ctx, &info));
+  ck_assert_str_eq(info.backend, "cuda");
+  ck_assert_msg(info.name[0] != '\0', "no device name");
+  ck_assert_int_ge(info.compute_major, 8);
+  ck_assert_int_gt(info.units, 0);
+  ck_assert_msg(info.memory_bytes > 0 && info.llc_bytes > 0, "memory or L2 size missing");
+  ck_assert_msg(strncmp(info.locality, "PCI ", 4) == 0, "locality '%s'", info.locality);
+  printf("cuda device: %s, cc %d.%d, %d SMs, %.1f GiB, L2 %.0f MB, peak %.0f GB/s, %s\n", info.name,
+         info.compute_major, info.compute_minor, info.units, (double)info.memory_bytes / (1 << 30),
+         (double)info.llc_bytes / 1e6, info.peak_bandwidth_gbs, info.locality);
+  double gbs = 0.0;
+  CHECK_OK(qgemv_measure_read_bandwidth(ctx, quick ? ((size_t)64 << 20) : 0, &gbs));
+  ck_assert_msg(gbs > 1.0, "read bandwidth %.3g GB/s", gbs);
+  printf("cuda read bandwidth: %.0f GB/s\n", gbs);
+  double sec = 0.0;
+  qgemv_status s = qgemv_measure_dense_bf16(ctx, 1024, 1024, 1, 2, 0.0, &sec);
+  ck_assert_msg(s == QGEMV_OK || s == QGEMV_ERR_UNSUPPORTED, "dense baseline: %s: %s", qgemv_status_str(s),
+                qgemv_last_error());
+  if (s == QGEMV_OK) ck_assert_msg(sec > 0.0, "dense baseline took no time");
+}
+END_TEST
+
+int main(void) {
+  int devices = 0;
+  if (qgemv_backend_probe("cuda", &devices) != QGEMV_OK) {
+    printf("SKIP: no usable CUDA device: %s\n", qgemv_last_error());
+    return TU_SKIP;
+  }
+  const char *q = getenv("QGEMV_TEST_QUICK");
+  quick = q && *q && strcmp(q, "0") != 0;
+  if (qgemv_open("cuda:0", &ctx) != QGEMV_OK) {
+    fprintf(stderr, "cannot open cuda:0: %s\n", qgemv_last_error());
+    return EXIT_FAILURE;
+  }
+  Suite *s = suite_create("cuda_backend");
+  TCase *tc = tcase_create("gpu");
+  tcase_set_timeout(tc, 1200);
+  tcase_add_test(tc, test_device_facts);
+  tcase_add_loop_test(tc, test_combinations, 0, 3);
+  tcase_add_loop_test(tc, test_batched_bit_identical, 0, 3);
+  tcase_add_loop_test(tc, test_large_shapes, 0, 3);
+  tcase_add_loop_test(tc, test_misaligned_inputs, 0, 3);
+  tcase_add_test(tc, test_user_stream);
+  tcase_add_test(tc, test_no_memory);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_fork_status(sr, CK_NOFORK); /* CUDA does not survive fork */
+  srunner_run_all(sr, CK_NORMAL);
+  const int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  qgemv_close(ctx);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
