@@ -19,7 +19,7 @@ cp "$scratch/out" "$scratch/stdout.json"
 have jq || skip "jq is not installed: cannot check the JSON (apt-get install jq)"
 jq_true "$scratch/b.json" '.tool == "qgemv bench" and .version != null and .read_bandwidth_gbs > 0'
 jq_true "$scratch/b.json" '.machine.device.backend == "cpu" and .machine.device.threads > 0'
-jq_true "$scratch/b.json" '.command | test("bench --shape 128x1024")'
+jq_true "$scratch/b.json" '.command | test("bench --backend cpu --shape 128x1024")'
 jq_true "$scratch/b.json" '.rows | length == 12'
 jq_true "$scratch/b.json" '[.rows[] | .ok and .gbs > 0 and .median_s > 0 and .samples >= 5 and .pct_read > 0] | all'
 jq_true "$scratch/b.json" '[.rows[] | .format] | unique == ["nf4", "q2_0", "q2_0g64"]'
