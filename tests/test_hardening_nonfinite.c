@@ -229,37 +229,38 @@ END_TEST
 /*
  * Q2_0 stores max|w| of a block as an fp16 scale. A finite weight whose
  * block maximum rounds past fp16's largest value (65504; anything from
- * 65520 up) would be stored as an infinite scale, which upload then
- * refuses: quantize must either refuse such a weight (BAD_DATA, nothing
- * written) or produce a weight that uploads.
+ * 65520 up) would be stored as an infinite scale that upload refuses, so
+ * quantize refuses it (BAD_DATA naming its row and column, nothing
+ * written); anything below must quantize to a weight that uploads.
  */
 START_TEST(quantize_q2_beyond_fp16) {
   qgemv_ctx *ctx;
   EXPECT_OK(qgemv_open("cpu", &ctx));
-  const float big[] = {65504.0f, 65519.0f, 65520.0f, 1.0e5f, -7.0e4f, FLT_MAX};
+  const float big[] = {65504.0f, 65519.0f, -65519.99f, 65520.0f, -65520.0f, 1.0e5f, -7.0e4f, FLT_MAX};
   for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
-    float w[128];
-    for (int j = 0; j < 128; j++) w[j] = (float)(j % 5) - 2.0f;
-    w[77] = big[i];
+    float w[2 * 128];
+    for (int j = 0; j < 2 * 128; j++) w[j] = (float)(j % 5) - 2.0f;
+    w[128 + 77] = big[i]; /* row 1 column 77 */
     unsigned char data[2 * 34];
     memset(data, POISON, sizeof data);
-    count_case();
-    qgemv_status s = qgemv_quantize(QGEMV_Q2_0, 1, 128, 128, w, data, NULL);
-    if (s == QGEMV_ERR_BAD_DATA) {
-      EXPECT(all_bytes(data, sizeof data, POISON), "quantize refused %g but wrote data", (double)big[i]);
+    qgemv_status s = qgemv_quantize(QGEMV_Q2_0, 2, 128, 128, w, data, NULL);
+    char what[64];
+    snprintf(what, sizeof what, "Q2_0 quantize of %.9g", (double)big[i]);
+    if (fabsf(big[i]) >= 65520.0f) {
+      expect_bad_data(s, "row 1 column 77", NULL, what);
+      EXPECT(all_bytes(data, sizeof data, POISON), "%s: refused but wrote data", what);
       continue;
     }
-    EXPECT(s == QGEMV_OK, "quantize %g: %s (%s)", (double)big[i], qgemv_status_str(s), qgemv_last_error());
-    qgemv_weight_desc d = {.format = QGEMV_Q2_0, .n = 1, .k = 128, .group = 128, .data = data, .scales = NULL};
+    EXPECT(s == QGEMV_OK, "%s: %s (%s)", what, qgemv_status_str(s), qgemv_last_error());
+    qgemv_weight_desc d = {.format = QGEMV_Q2_0, .n = 2, .k = 128, .group = 128, .data = data, .scales = NULL};
     qgemv_weight *wt;
     s = qgemv_weight_upload(ctx, &d, &wt);
     if (s != QGEMV_OK) {
       char why[512];
       snprintf(why, sizeof why, "%s (%s)", qgemv_status_str(s), qgemv_last_error());
       qgemv_close(ctx); /* before failing: under CK_NOFORK the failure would leak it */
-      ck_abort_msg("qgemv_quantize accepted a Q2_0 weight with max |w| = %g (fp16 scale 0x%02x%02x) that "
-                   "qgemv_weight_upload then refuses: %s",
-                   (double)big[i], data[1], data[0], why);
+      ck_abort_msg("%s was accepted (fp16 scale 0x%02x%02x) but qgemv_weight_upload refuses it: %s", what, data[35],
+                   data[34], why);
     }
     qgemv_weight_free(wt);
   }

@@ -2,7 +2,6 @@
  * contiguous range per thread, the same split at upload and at matvec),
  * one of the ISA levels for the inner loops, workers bound by hwloc. */
 #define _GNU_SOURCE /* madvise, MADV_HUGEPAGE */
-#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,6 +58,7 @@ static int thread_count(void) {
   return 1;
 #endif
 }
+
 static int cpu_device_count(void) { return 1; }
 
 static char build_info[128];
@@ -75,7 +75,7 @@ static const char *cpu_build_info(void) {
   return build_info;
 }
 
-/* $QGEMV_NUM_THREADS, else one thread per core of the allowed cpuset. */
+/* $QGEMV_NUM_THREADS, else one thread per core the process may run on. */
 static qgemv_status pick_threads(int *out) {
   const char *env = getenv("QGEMV_NUM_THREADS");
   if (env && *env) {

@@ -14,6 +14,12 @@
  * workers take cores 1, 2, ... and leave core 0 free, where the scheduler
  * then runs the caller. When the user asked the OpenMP runtime to bind
  * (OMP_PROC_BIND / OMP_PLACES), that choice wins and we bind nothing.
+ *
+ * Caveats, for the documentation: the workers are the OpenMP runtime's
+ * pool for the calling thread, so an application's own parallel regions
+ * from that thread run on the same, now bound, threads; and after a call
+ * the workers spin for a while before sleeping (OMP_WAIT_POLICY=passive
+ * stops that where the cores are needed for other work between calls).
  */
 #include <stdio.h>
 #include <stdlib.h>

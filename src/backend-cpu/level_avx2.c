@@ -19,6 +19,11 @@
  *   of each dword up in {-1, 0, 1, 2}; shifts by 2, 4, 6 expose the other
  *   three codes. Vector q holds the q-th code of 8 bytes: transpose(8, 4).
  *   Per code byte: 1 decode instruction + 0.5 FMA.
+ * Whole kernels, counted with callgrind on 1024 x 4096 (m = 1, one
+ * thread): NF4 0.72 instructions per weight (1.27 per weight byte, scales
+ * included), Q2_0 0.48 (g128) to 0.50 (g64) per weight (1.8 per byte).
+ * Batched (m = 8): 0.27 (Q2_0 g128) to 0.34 (NF4) per weight and row, the
+ * FMA alone being 0.125.
  */
 #if defined(__x86_64__)
 #include <immintrin.h>
