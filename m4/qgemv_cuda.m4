@@ -15,8 +15,27 @@ AC_DEFUN([QGEMV_CHECK_CUDA], [
           [cuda_path="$PATH:/usr/local/cuda/bin"])
     AC_PATH_PROG([NVCC], [nvcc], [], [$cuda_path])
     AS_IF([test -n "$NVCC"], [
-      CUDA_HOME=`dirname \`dirname "$NVCC"\``
-      have_cuda=yes
+      # nvcc may be a wrapper script or a symlink outside the toolkit
+      # (/usr/local/bin/nvcc): ask nvcc where it really lives.
+      AC_MSG_CHECKING([for the CUDA toolkit directory])
+      cuda_bin=`"$NVCC" --dryrun -c -x cu /dev/null -o conftest.o 2>&1 | sed -n 's/^#\$ _HERE_=//p' | head -n 1`
+      AS_IF([test -z "$cuda_bin"], [cuda_bin=`dirname "$NVCC"`])
+      CUDA_HOME=`dirname "$cuda_bin"`
+      AC_MSG_RESULT([$CUDA_HOME])
+      AC_MSG_CHECKING([for libcudart_static.a])
+      CUDA_LIBDIR=""
+      for d in "$CUDA_HOME/lib64" "$CUDA_HOME/lib" "$CUDA_HOME/targets/x86_64-linux/lib" "$CUDA_HOME/targets/sbsa-linux/lib"; do
+        AS_IF([test -z "$CUDA_LIBDIR" && test -f "$d/libcudart_static.a"], [CUDA_LIBDIR="$d"])
+      done
+      AS_IF([test -n "$CUDA_LIBDIR" && test -f "$CUDA_HOME/include/cuda_runtime.h"], [
+        AC_MSG_RESULT([$CUDA_LIBDIR])
+        have_cuda=yes
+      ], [
+        AC_MSG_RESULT([no])
+        AS_IF([test "x$with_cuda" != xcheck],
+          [AC_MSG_ERROR([the CUDA toolkit in $CUDA_HOME lacks include/cuda_runtime.h or lib64/libcudart_static.a; pass --with-cuda=DIR])],
+          [AC_MSG_WARN([nvcc found but the toolkit in $CUDA_HOME is incomplete; building without the CUDA module])])
+      ])
     ], [
       AS_IF([test "x$with_cuda" != xcheck], [AC_MSG_ERROR([--with-cuda given but nvcc was not found in $cuda_path])])
     ])
@@ -35,7 +54,6 @@ AC_DEFUN([QGEMV_CHECK_CUDA], [
     # PTX of the newest architecture, for GPUs newer than the list
     NVCC_GENCODE="$NVCC_GENCODE -gencode=arch=compute_$newest_tag,code=compute_$newest_tag"
     CUDA_CPPFLAGS="-I$CUDA_HOME/include"
-    CUDA_LIBDIR="$CUDA_HOME/lib64"
     AC_DEFINE([QG_HAVE_CUDA_MODULE], [1], [The CUDA module is built])
   ])
   AC_SUBST([NVCC])
@@ -43,5 +61,6 @@ AC_DEFUN([QGEMV_CHECK_CUDA], [
   AC_SUBST([NVCC_GENCODE])
   AC_SUBST([CUDA_CPPFLAGS])
   AC_SUBST([CUDA_LIBDIR])
+  AC_SUBST([CUDA_HOME])
   AM_CONDITIONAL([HAVE_CUDA], [test "x$have_cuda" = xyes])
 ])

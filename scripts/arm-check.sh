@@ -51,13 +51,25 @@ build=$(cd "$build" && pwd)
 echo "arm-check: building in $build"
 cd "$build"
 
+# autoconf refuses to configure a source tree again from elsewhere once it
+# has been configured in place (as CI does): then cross-build a clean copy
+# of the distributed sources, made by the tree's own distdir rule.
+src=$srcdir
+if [ -f "$srcdir/config.status" ]; then
+  make -C "$srcdir" distdir distdir="$build/src" >distdir.log 2>&1 ||
+    { tail -20 distdir.log; echo "arm-check: make distdir failed" >&2; exit 1; }
+  src=$build/src
+  mkdir -p obj
+  cd obj
+fi
+
 # Static libqgemv so that the test is a plain AArch64 executable (no libtool
 # wrapper script for the emulator to trip over); hwloc, check and libc come
 # from the arm64 multiarch packages, found by the AArch64 loader at
 # /lib/ld-linux-aarch64.so.1. Only the arm64 .pc files are searched.
 PKG_CONFIG_LIBDIR=$pcdir:/usr/share/pkgconfig
 export PKG_CONFIG_LIBDIR
-"$srcdir/configure" --host=$host --enable-static --disable-shared --without-cuda --enable-werror \
+"$src/configure" --host=$host --enable-static --disable-shared --without-cuda --enable-werror \
   >configure.log 2>&1 || { tail -30 configure.log; echo "arm-check: configure failed" >&2; exit 1; }
 make -j"$jobs" libqgemv.la tests/test_cpu_levels >build.log 2>&1 ||
   { tail -40 build.log; echo "arm-check: build failed" >&2; exit 1; }

@@ -15,13 +15,14 @@ if [ ! -f "$module" ]; then
   echo "FAIL: CUDA is configured ($archs) but $module was not built"
   exit 1
 fi
-cuobjdump=$(command -v cuobjdump 2>/dev/null)
+# The toolkit configure found first (nvcc on PATH may be a wrapper outside
+# it), then PATH.
+cuda_home=$(sed -n 's/^CUDA_HOME = //p' Makefile 2>/dev/null | head -n 1)
+cuobjdump=
+[ -n "$cuda_home" ] && [ -x "$cuda_home/bin/cuobjdump" ] && cuobjdump="$cuda_home/bin/cuobjdump"
+[ -n "$cuobjdump" ] || cuobjdump=$(command -v cuobjdump 2>/dev/null)
 if [ -z "$cuobjdump" ]; then
-  nvcc=$(sed -n 's/^NVCC = //p' Makefile 2>/dev/null | head -n 1)
-  [ -n "$nvcc" ] && [ -x "$(dirname "$nvcc")/cuobjdump" ] && cuobjdump="$(dirname "$nvcc")/cuobjdump"
-fi
-if [ -z "$cuobjdump" ]; then
-  echo "SKIP: cuobjdump not found (PATH, or beside nvcc)"
+  echo "SKIP: cuobjdump not found (in ${cuda_home:-the CUDA toolkit}/bin or on PATH)"
   exit 77
 fi
 elves=$("$cuobjdump" --list-elf "$module" 2>&1) || { echo "FAIL: cuobjdump --list-elf $module: $elves"; exit 1; }
