@@ -3,8 +3,8 @@
 # new files are picked up) once into fuzz/obj/ and linking each target
 # against it, without OpenMP (its pragmas are ignored: one thread is what a
 # fuzzer wants); then runs each for FUZZ_SECONDS over its seed corpus
-# fuzz/corpus/<target>. New inputs go to fuzz/work/<target>, crashes to
-# fuzz/artifacts/. Not part of `make check`.
+# fuzz/corpus/<target> (side by side with -j). New inputs go to
+# fuzz/work/<target>, crashes to fuzz/artifacts/. Not part of `make check`.
 #   make -j2 fuzz FUZZ_SECONDS=600
 #   fuzz/fuzz_weights -runs=10000000 -max_len=4096 fuzz/work/fuzz_weights
 FUZZ_CC = clang
@@ -41,14 +41,18 @@ $(FUZZ_TARGETS): fuzz/%: $(srcdir)/fuzz/%.c $(srcdir)/fuzz/fuzz_common.h $(fuzz_
 
 fuzz-build: $(FUZZ_TARGETS)
 
-fuzz: fuzz-build
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  name=`basename $$t`; \
-	  $(MKDIR_P) fuzz/work/$$name fuzz/artifacts; \
-	  echo "fuzz: $$name for $(FUZZ_SECONDS) s"; \
-	  $$t -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -print_final_stats=1 \
-	    -artifact_prefix=fuzz/artifacts/$$name- $(FUZZ_ARGS) fuzz/work/$$name $(srcdir)/fuzz/corpus/$$name; \
-	done
+# One rule per target, so that `make -jN fuzz` runs them side by side; each
+# target's output goes to fuzz/work/<target>.log, whose summary is printed.
+fuzz: $(FUZZ_TARGETS:fuzz/%=fuzz-run-%)
+
+fuzz-run-%: fuzz/%
+	@$(MKDIR_P) fuzz/work/$* fuzz/artifacts
+	@echo "fuzz: $* for $(FUZZ_SECONDS) s (log: fuzz/work/$*.log)"
+	@fuzz/$* -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -print_final_stats=1 \
+	  -artifact_prefix=fuzz/artifacts/$*- $(FUZZ_ARGS) fuzz/work/$* $(srcdir)/fuzz/corpus/$* \
+	  >fuzz/work/$*.log 2>&1; rc=$$?; \
+	  grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec)' fuzz/work/$*.log | sed 's/^/fuzz: $*: /'; \
+	  if [ $$rc -ne 0 ]; then tail -n 60 fuzz/work/$*.log; echo "fuzz: $* failed (exit $$rc)"; exit 1; fi
 
 fuzz-clean:
 	rm -rf fuzz/work fuzz/artifacts fuzz/obj $(FUZZ_TARGETS)

@@ -133,6 +133,18 @@ START_TEST(spec_cpu) {
   EXPECT_OK(qgemv_ctx_info(ctx, &info));
   ck_assert_str_eq(info.backend, "cpu");
   ck_assert(info.isa[0] != '\0' && info.threads >= 1);
+  /* Host memory is the kernel's MemTotal, read here from /proc. */
+  unsigned long long mem_kb = 0;
+  FILE *meminfo = fopen("/proc/meminfo", "r");
+  if (meminfo != NULL) {
+    if (fscanf(meminfo, "MemTotal: %llu kB", &mem_kb) != 1) mem_kb = 0;
+    fclose(meminfo);
+  }
+  if (mem_kb > 0)
+    ck_assert_msg(info.memory_bytes == (uint64_t)mem_kb * 1024u, "memory_bytes %llu, /proc/meminfo MemTotal %llu kB",
+                  (unsigned long long)info.memory_bytes, mem_kb);
+  else
+    ck_assert_msg(info.memory_bytes > 0, "no host memory size");
   qgemv_close(ctx);
   ctx = (qgemv_ctx *)&ctx;
   EXPECT_ERR(QGEMV_ERR_NO_DEVICE, NULL, qgemv_open("cpu:1", &ctx));

@@ -54,6 +54,11 @@ typedef struct qg_cpu_level {
   qg_cpu_rows_fn q2_rows;
   /* The x order for a format and group; NULL: natural order. */
   void (*x_order)(qgemv_format f, int32_t group, qg_cpu_xorder *out);
+  /* Reads `bytes` (a multiple of 256, 64-byte aligned) with the level's
+   * widest loads and folds them into a value the caller must use: the
+   * streaming read the bandwidth probe times, as fast as this level's own
+   * kernels can read. NULL: the portable loop in cpu_backend.c. */
+  uint64_t (*read_stream)(const void *buf, size_t bytes);
 } qg_cpu_level;
 
 /* Levels compiled in, from the oracle to the fastest. */

@@ -131,6 +131,22 @@ static void avx2_x_order(qgemv_format f, int32_t group, qg_cpu_xorder *out) {
     qg_cpu_xorder_transpose(8, 4, out);
 }
 
+/* Four independent 32-byte loads per step: the load ports, not a chain of
+ * XORs, bound the loop. */
+static QG_TARGET uint64_t avx2_read_stream(const void *buf, size_t bytes) {
+  const __m256i *p = buf;
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+  for (size_t i = 0; i < bytes / 32; i += 4) {
+    a0 = _mm256_xor_si256(a0, _mm256_load_si256(p + i));
+    a1 = _mm256_xor_si256(a1, _mm256_load_si256(p + i + 1));
+    a2 = _mm256_xor_si256(a2, _mm256_load_si256(p + i + 2));
+    a3 = _mm256_xor_si256(a3, _mm256_load_si256(p + i + 3));
+  }
+  __m256i a = _mm256_xor_si256(_mm256_xor_si256(a0, a1), _mm256_xor_si256(a2, a3));
+  __m128i h = _mm_xor_si128(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+  return (uint64_t)_mm_cvtsi128_si64(h) ^ (uint64_t)_mm_extract_epi64(h, 1);
+}
+
 const qg_cpu_level qg_cpu_level_avx2 = {
     .name = "avx2",
     .wants_double = false,
@@ -138,6 +154,7 @@ const qg_cpu_level qg_cpu_level_avx2 = {
     .nf4_rows = nf4_rows,
     .q2_rows = q2_rows,
     .x_order = avx2_x_order,
+    .read_stream = avx2_read_stream,
 };
 #else
 /* Not x86-64: this level is not built (levels.c leaves it out). */

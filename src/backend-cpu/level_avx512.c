@@ -109,6 +109,22 @@ static void avx512_x_order(qgemv_format f, int32_t group, qg_cpu_xorder *out) {
     qg_cpu_xorder_transpose(16, 4, out);
 }
 
+/* Four independent 64-byte loads per step (see avx2_read_stream). */
+static QG_TARGET uint64_t avx512_read_stream(const void *buf, size_t bytes) {
+  const __m512i *p = buf;
+  __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+  for (size_t i = 0; i < bytes / 64; i += 4) {
+    a0 = _mm512_xor_si512(a0, _mm512_load_si512(p + i));
+    a1 = _mm512_xor_si512(a1, _mm512_load_si512(p + i + 1));
+    a2 = _mm512_xor_si512(a2, _mm512_load_si512(p + i + 2));
+    a3 = _mm512_xor_si512(a3, _mm512_load_si512(p + i + 3));
+  }
+  __m512i a = _mm512_xor_si512(_mm512_xor_si512(a0, a1), _mm512_xor_si512(a2, a3));
+  __m256i q = _mm256_xor_si256(_mm512_castsi512_si256(a), _mm512_extracti64x4_epi64(a, 1));
+  __m128i h = _mm_xor_si128(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+  return (uint64_t)_mm_cvtsi128_si64(h) ^ (uint64_t)_mm_extract_epi64(h, 1);
+}
+
 const qg_cpu_level qg_cpu_level_avx512 = {
     .name = "avx512",
     .wants_double = false,
@@ -116,6 +132,7 @@ const qg_cpu_level qg_cpu_level_avx512 = {
     .nf4_rows = nf4_rows,
     .q2_rows = q2_rows,
     .x_order = avx512_x_order,
+    .read_stream = avx512_read_stream,
 };
 #else
 /* Not x86-64: this level is not built (levels.c leaves it out). */

@@ -135,6 +135,22 @@ static void neon_x_order(qgemv_format f, int32_t group, qg_cpu_xorder *out) {
     qg_cpu_xorder_transpose(16, 4, out);
 }
 
+/* Four independent 16-byte pair loads per step (see avx2_read_stream). */
+static uint64_t neon_read_stream(const void *buf, size_t bytes) {
+  const uint64_t *p = buf;
+  uint64x2_t a0 = vdupq_n_u64(0), a1 = a0, a2 = a0, a3 = a0;
+  for (size_t i = 0; i < bytes / 8; i += 16) {
+    uint64x2x2_t v0 = vld1q_u64_x2(p + i), v1 = vld1q_u64_x2(p + i + 4);
+    uint64x2x2_t v2 = vld1q_u64_x2(p + i + 8), v3 = vld1q_u64_x2(p + i + 12);
+    a0 = veorq_u64(a0, veorq_u64(v0.val[0], v0.val[1]));
+    a1 = veorq_u64(a1, veorq_u64(v1.val[0], v1.val[1]));
+    a2 = veorq_u64(a2, veorq_u64(v2.val[0], v2.val[1]));
+    a3 = veorq_u64(a3, veorq_u64(v3.val[0], v3.val[1]));
+  }
+  uint64x2_t a = veorq_u64(veorq_u64(a0, a1), veorq_u64(a2, a3));
+  return vgetq_lane_u64(a, 0) ^ vgetq_lane_u64(a, 1);
+}
+
 const qg_cpu_level qg_cpu_level_neon = {
     .name = "neon",
     .wants_double = false,
@@ -142,6 +158,7 @@ const qg_cpu_level qg_cpu_level_neon = {
     .nf4_rows = nf4_rows,
     .q2_rows = q2_rows,
     .x_order = neon_x_order,
+    .read_stream = neon_read_stream,
 };
 #else
 /* Not AArch64: this level is not built (levels.c leaves it out). */
