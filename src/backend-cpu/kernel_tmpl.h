@@ -59,7 +59,9 @@
  * per pass) and weights per decoded chunk of a row (a multiple of 128; 8
  * rows of it are 16 KB of f32, within L1). */
 #define QG_MT 16
+#ifndef QG_KC /* overridable with -D for tuning runs */
 #define QG_KC 512
+#endif
 
 /* Weight layouts the tile knows, as compile-time constants. */
 enum { QG_FMT_NF4, QG_FMT_Q2_G64, QG_FMT_Q2_G128 };
