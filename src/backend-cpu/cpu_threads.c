@@ -116,7 +116,8 @@ qgemv_status qg_cpu_threads_init(qg_cpu_threads *th, int count) {
    * when there are more threads than cores. */
   for (int i = 0; i < count; i++) th->core_of[i] = (first + i) % th->ncores;
   th->bind = true;
-  snprintf(th->policy, sizeof th->policy, "%d workers bound 1 per core, caller not rebound", count - 1);
+  snprintf(th->policy, sizeof th->policy, "%d worker%s bound 1 per core, caller not rebound", count - 1,
+           count == 2 ? "" : "s");
   return QGEMV_OK;
 }
 
