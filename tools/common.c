@@ -40,22 +40,43 @@ void fill_random(rng *r, dist_kind d, float *out, size_t count) {
   }
 }
 
+/* Rows are made in chunks, in parallel: each chunk draws from its own
+ * generator seeded from one draw of r and the chunk's index, so the weight
+ * is the same for any thread count, and only a chunk of f32 values exists
+ * at a time (a whole 28672 x 8192 weight in f32 would be 940 MB). */
+enum { WEIGHT_CHUNK_ROWS = 64 };
+
 int host_weight_make(rng *r, dist_kind d, qgemv_format f, int32_t group, int64_t n, int64_t k, host_weight *out) {
   memset(out, 0, sizeof *out);
   size_t bytes = qgemv_data_bytes(f, n, k, group);
   size_t nscales = qgemv_scale_count(f, n, k, group);
-  float *w = malloc((size_t)n * (size_t)k * sizeof(float));
+  size_t row_bytes = qgemv_data_bytes(f, 1, k, group), row_scales = qgemv_scale_count(f, 1, k, group);
+  if (!bytes || n <= 0 || row_bytes * (size_t)n != bytes || row_scales * (size_t)n != nscales) return -1;
   out->data = malloc(bytes);
   out->scales = nscales ? malloc(nscales * sizeof(float)) : NULL;
-  if (!bytes || !w || !out->data || (nscales && !out->scales)) {
-    free(w);
+  if (!out->data || (nscales && !out->scales)) {
     host_weight_free(out);
     return -1;
   }
-  fill_random(r, d, w, (size_t)n * (size_t)k);
-  qgemv_status s = qgemv_quantize(f, n, k, group, w, out->data, out->scales);
-  free(w);
-  if (s != QGEMV_OK) {
+  const uint64_t base = rng_next(r);
+  const int64_t chunks = (n + WEIGHT_CHUNK_ROWS - 1) / WEIGHT_CHUNK_ROWS;
+  int failed = 0;
+#pragma omp parallel for schedule(dynamic) reduction(| : failed)
+  for (int64_t c = 0; c < chunks; c++) {
+    int64_t row0 = c * WEIGHT_CHUNK_ROWS, rows = n - row0 < WEIGHT_CHUNK_ROWS ? n - row0 : WEIGHT_CHUNK_ROWS;
+    float *w = malloc((size_t)rows * (size_t)k * sizeof(float));
+    if (w == NULL) {
+      failed = 1;
+      continue;
+    }
+    rng cr = {base ^ ((uint64_t)c * 0xd1b54a32d192ed03ull)};
+    fill_random(&cr, d, w, (size_t)rows * (size_t)k);
+    if (qgemv_quantize(f, rows, k, group, w, (unsigned char *)out->data + (size_t)row0 * row_bytes,
+                       nscales ? out->scales + (size_t)row0 * row_scales : NULL) != QGEMV_OK)
+      failed = 1;
+    free(w);
+  }
+  if (failed) {
     host_weight_free(out);
     return -1;
   }

@@ -12,7 +12,9 @@ tools_qgemv_SOURCES = \
 	tools/bench_table.c tools/bench_json.c tools/bench_csv.c
 # OpenBLAS (optional) is the CPU dense baseline of qgemv bench; without it
 # QG_HAVE_OPENBLAS is undefined and the flags are empty.
-tools_qgemv_CFLAGS = $(AM_CFLAGS) $(OPENBLAS_CFLAGS)
+# OpenMP: random weights are made and quantized by row chunks in parallel.
+tools_qgemv_CFLAGS = $(AM_CFLAGS) $(OPENMP_CFLAGS) $(OPENBLAS_CFLAGS)
+tools_qgemv_LDFLAGS = $(OPENMP_CFLAGS)
 tools_qgemv_LDADD = libqgemv.la -lm
 if HAVE_OPENBLAS
 tools_qgemv_LDADD += $(OPENBLAS_LIBS)
