@@ -10,21 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "testutil.h"
 
 /* Quiet checks for loops (ck_assert marks every pass through a pipe). */
-#define EXPECT(cond, ...)                   \
-  do {                                      \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__); \
-  } while (0)
-
-#define EXPECT_OK(call)                                                                                     \
-  do {                                                                                                      \
-    qgemv_status s_ = (call);                                                                               \
-    if (s_ != QGEMV_OK) ck_abort_msg("line %d: %s: %s (%s)", __LINE__, #call, qgemv_status_str(s_),        \
-                                     qgemv_last_error());                                                   \
-  } while (0)
-
 static const int64_t MS[] = {1, 3, 8, 17, 33};
 enum { NMS = sizeof MS / sizeof MS[0], MMAX = 33 };
 

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "testutil.h"
 
 static const char *const levels[] = {"ref", "scalar", "avx2", "avx512", "neon"};
@@ -33,16 +34,6 @@ static const int64_t ms[] = {1, 3, 8, 17}; /* ms[0] must be 1, the last MMAX */
 static const int64_t ns[] = {1, 7, 257};
 
 /* Quiet checks for loops (ck_assert marks every pass). */
-#define EXPECT(cond, ...)                   \
-  do {                                      \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__); \
-  } while (0)
-#define EXPECT_OK(call)                                                                                     \
-  do {                                                                                                      \
-    qgemv_status s_ = (call);                                                                               \
-    EXPECT(s_ == QGEMV_OK, "line %d: %s: %s (%s)", __LINE__, #call, qgemv_status_str(s_), qgemv_last_error()); \
-  } while (0)
-
 static qgemv_format format_of(int f) { return f == 0 ? QGEMV_NF4 : QGEMV_Q2_0; }
 static int32_t group_of(int f) { return f == 2 ? 128 : 64; }
 static const char *format_name(int f) { return f == 0 ? "NF4" : f == 1 ? "Q2_0/g64" : "Q2_0/g128"; }

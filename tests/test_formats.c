@@ -12,15 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "testutil.h"
-
-/* ck_assert_msg records a mark point through the fork pipe on every pass;
- * in loops of millions of checks that costs seconds, so check quietly and
- * report only failures. */
-#define EXPECT(cond, ...)                    \
-  do {                                       \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__);  \
-  } while (0)
 
 /* QGEMV_TEST_QUICK=1 (make check-valgrind) trims sizes and counts. */
 static bool quick(void) {

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "expect.h"
 #include "testutil.h"
 
 /* Shapes that are valid but cannot be allocated are part of the matrix: the
@@ -29,20 +30,6 @@ __attribute__((used)) const char *__asan_default_options(void) { return "allocat
 
 static unsigned long *cases; /* shared with the forked tests */
 static void count_case(void) { __atomic_fetch_add(cases, 1, __ATOMIC_RELAXED); }
-
-/* ck_assert records a mark through the fork pipe on every pass: check
- * quietly and report only failures. */
-#define EXPECT(cond, ...)                   \
-  do {                                      \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__); \
-  } while (0)
-
-#define EXPECT_OK(call)                                                                                  \
-  do {                                                                                                   \
-    qgemv_status s_ = (call);                                                                            \
-    EXPECT(s_ == QGEMV_OK, "line %d: %s: %s (%s)", __LINE__, #call, qgemv_status_str(s_),               \
-           qgemv_last_error());                                                                          \
-  } while (0)
 
 /* Leaves a message the call under test must replace with its own. */
 static void sentinel(void) {

@@ -28,16 +28,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "expect.h"
 #include "qgemv.h"
 
 #ifndef HARD_BUILDDIR
 #error "HARD_BUILDDIR (the build tree, where tests/fakemod-*/.libs are) must be defined"
 #endif
-
-#define EXPECT(cond, ...)                   \
-  do {                                      \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__); \
-  } while (0)
 
 /* ---- a scratch directory -------------------------------------------------- */
 

@@ -31,24 +31,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "expect.h"
 #include "testutil.h"
 
 /* ASan's allocator aborts on a failed allocation unless told to return
  * NULL as the C library's does. */
 const char *__asan_default_options(void);
 __attribute__((used)) const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
-
-#define EXPECT(cond, ...)                   \
-  do {                                      \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__); \
-  } while (0)
-
-#define EXPECT_OK(call)                                                                                  \
-  do {                                                                                                   \
-    qgemv_status s_ = (call);                                                                            \
-    EXPECT(s_ == QGEMV_OK, "line %d: %s: %s (%s)", __LINE__, #call, qgemv_status_str(s_),               \
-           qgemv_last_error());                                                                          \
-  } while (0)
 
 static bool quick;
 

@@ -25,22 +25,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "expect.h"
 #include "testutil.h"
 
 static unsigned long *cases; /* shared with the forked tests */
 static void count_case(void) { __atomic_fetch_add(cases, 1, __ATOMIC_RELAXED); }
-
-#define EXPECT(cond, ...)                   \
-  do {                                      \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__); \
-  } while (0)
-
-#define EXPECT_OK(call)                                                                                  \
-  do {                                                                                                   \
-    qgemv_status s_ = (call);                                                                            \
-    EXPECT(s_ == QGEMV_OK, "line %d: %s: %s (%s)", __LINE__, #call, qgemv_status_str(s_),               \
-           qgemv_last_error());                                                                          \
-  } while (0)
 
 #define POISON 0x5a
 

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "expect.h"
 #include "testutil.h"
 
 /* ASan's quarantine holds freed blocks (256 MB by default) before reuse,
@@ -36,18 +37,6 @@ const char *__asan_default_options(void);
 __attribute__((used)) const char *__asan_default_options(void) {
   return "quarantine_size_mb=0:thread_local_quarantine_size_kb=0";
 }
-
-#define EXPECT(cond, ...)                   \
-  do {                                      \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__); \
-  } while (0)
-
-#define EXPECT_OK(call)                                                                                  \
-  do {                                                                                                   \
-    qgemv_status s_ = (call);                                                                            \
-    EXPECT(s_ == QGEMV_OK, "line %d: %s: %s (%s)", __LINE__, #call, qgemv_status_str(s_),               \
-           qgemv_last_error());                                                                          \
-  } while (0)
 
 static bool quick;
 

@@ -16,21 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "testutil.h"
-
-/* ck_assert records a mark point through the fork pipe on every pass:
- * check quietly in loops and report only failures. */
-#define EXPECT(cond, ...)                   \
-  do {                                      \
-    if (!(cond)) ck_abort_msg(__VA_ARGS__); \
-  } while (0)
-
-#define EXPECT_OK(call)                                                                                     \
-  do {                                                                                                      \
-    qgemv_status s_ = (call);                                                                               \
-    if (s_ != QGEMV_OK) ck_abort_msg("line %d: %s: %s (%s)", __LINE__, #call, qgemv_status_str(s_),        \
-                                     qgemv_last_error());                                                   \
-  } while (0)
 
 /* QGEMV_TEST_QUICK=1 (make check-valgrind) trims sizes and counts. */
 static bool quick(void) {
