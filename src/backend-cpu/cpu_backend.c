@@ -347,8 +347,7 @@ static uint64_t (*best_read_stream(void))(const void *, size_t) {
 static qgemv_status cpu_read_bandwidth(void *state, size_t bytes, double *gbs) {
   cpu_state *st = state;
   const size_t unit = 256; /* what a read_stream step consumes */
-  size_t units = bytes / unit;
-  if (units == 0) return qg_cpu_fail(QGEMV_ERR_INVALID_ARG, "a bandwidth probe needs at least %zu bytes", unit);
+  size_t units = bytes / unit; /* >= 16: the core refuses fewer than 4096 bytes */
   bytes = units * unit;
   unsigned char *buf;
   if (alloc_stream(bytes, (void **)&buf) != QGEMV_OK)
