@@ -115,7 +115,8 @@ QG_PRIM float q2_scale(const uint8_t *p) {
 /* Batched tile 2 x 3: 6 accumulators, 6 block sums, 3 x and 1 weight
  * register fill the 16 ymm registers, and every x load serves 2 FMAs
  * (1 x 4 loaded 5 vectors per 4 FMAs). Measured at m = 8, 14336 x 4096,
- * 2 threads: 10-20% faster than 1 x 4 (bench/NOTES-cpu.md). */
+ * 2 threads: about 10% faster than 1 x 4, within the VM's noise
+ * (bench/NOTES-cpu.md). */
 #ifndef QG_BR
 #define QG_BR 2
 #endif
