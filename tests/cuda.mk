@@ -16,4 +16,9 @@ TESTS += tests/test_cuda_layout
 tests_test_cuda_layout_SOURCES = tests/test_cuda_layout.cu tests/test_cuda_layout_repack.c
 tests_test_cuda_layout_LDADD = $(TEST_LDADD) $(CUDA_LIBDIR)/libcudart_static.a -ldl -lrt -lpthread -lstdc++
 QGC_NVCC_EXTRA = -I$(top_srcdir)/tests $(CHECK_CFLAGS)
+# nvcc's header list for the .cu object (see src/backend-cuda/local.mk)
+DISTCLEANFILES += tests/$(DEPDIR)/test_cuda_layout.Po
+if AMDEP
+-include tests/$(DEPDIR)/test_cuda_layout.Po
+endif
 endif

@@ -50,17 +50,33 @@ QGC_NVCCFLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -lineinfo \
 	-I$(top_srcdir)/include -I$(top_builddir) $(CUDA_CPPFLAGS) $(HWLOC_CFLAGS) \
 	$(NVCCFLAGS)
 
-# No dependency tracking for .cu: every object depends on every header.
-$(src_backend_cuda_qgemv_cuda_la_OBJECTS): $(qgc_headers)
+# Header dependencies of the .cu objects, tracked as automake tracks C:
+# nvcc writes DIR/$(DEPDIR)/NAME.Plo while it compiles DIR/NAME.cu (.Po for
+# a program's object), and the Makefile includes it. Before the first
+# compile there is no file, and none is needed: the object is missing too,
+# so it is built anyway (GNU make's -include, where automake's portable
+# include needs a placeholder). The list is written to .Tpo and renamed, so
+# an interrupted compile leaves no half file.
+qgc_cu_depfiles = $(foreach s,$(filter %.cu,$(qgc_sources)),$(dir $(s))$(DEPDIR)/$(basename $(notdir $(s))).Plo)
+DISTCLEANFILES = $(qgc_cu_depfiles)
+if AMDEP
+-include $(qgc_cu_depfiles)
+endif
 endif
 
+if AMDEP
+QGC_DEPFLAGS = -MT $@ -MD -MP -MF $(@D)/$(DEPDIR)/$(*F).Tpo
+qgc_depsave = && $(am__mv) $(@D)/$(DEPDIR)/$(*F).Tpo $(@D)/$(DEPDIR)/$(*F).$(1)
+endif
 SUFFIXES = .cu
 .cu.lo:
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
+	$(AM_V_GEN)$(MKDIR_P) $(@D)/$(DEPDIR) && \
 	$(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=compile \
-	  $(SHELL) $(top_srcdir)/build-aux/nvcc-libtool $(NVCC) $(QGC_NVCCFLAGS) -c -o $@ $<
+	  $(SHELL) $(top_srcdir)/build-aux/nvcc-libtool $(NVCC) $(QGC_NVCCFLAGS) $(QGC_DEPFLAGS) -c -o $@ $< \
+	  $(call qgc_depsave,Plo)
 # Host programs with CUDA sources (the CPU-side layout test); the wrapper
 # also passes gcc-only flags (-pthread from pkg-config) to the host compiler.
 .cu.o:
-	$(AM_V_GEN)$(MKDIR_P) $(@D) && \
-	  $(SHELL) $(top_srcdir)/build-aux/nvcc-libtool $(NVCC) $(QGC_NVCCFLAGS) $(QGC_NVCC_EXTRA) -c -o $@ $<
+	$(AM_V_GEN)$(MKDIR_P) $(@D)/$(DEPDIR) && \
+	  $(SHELL) $(top_srcdir)/build-aux/nvcc-libtool $(NVCC) $(QGC_NVCCFLAGS) $(QGC_NVCC_EXTRA) $(QGC_DEPFLAGS) \
+	    -c -o $@ $< $(call qgc_depsave,Po)
