@@ -2,13 +2,15 @@
 # The CUDA backend (issue 3): every operation on the GPU against the oracle
 # (exits 77, SKIP, where no GPU is usable), the kernels' data paths emulated
 # on the CPU (runs wherever the module is built, GPU or not), and the
-# architectures in the module's fat binary.
-check_PROGRAMS += tests/test_cuda_backend
-TESTS += tests/test_cuda_backend tests/test_cuda_fatbin.sh
-dist_noinst_SCRIPTS += tests/test_cuda_fatbin.sh
+# architectures in the module's fat binaries (read by tests/fatbin_list,
+# itself tested on a section written by hand).
+check_PROGRAMS += tests/test_cuda_backend tests/fatbin_list
+TESTS += tests/test_cuda_backend tests/test_fatbin_list.sh tests/test_cuda_fatbin.sh
+dist_noinst_SCRIPTS += tests/test_fatbin_list.sh tests/test_cuda_fatbin.sh
 tests_test_cuda_backend_SOURCES = tests/test_cuda_backend.c
 tests_test_cuda_backend_CFLAGS = $(TEST_CFLAGS)
 tests_test_cuda_backend_LDADD = $(TEST_LDADD)
+tests_fatbin_list_SOURCES = tests/fatbin_list.c
 
 if HAVE_CUDA
 check_PROGRAMS += tests/test_cuda_layout
