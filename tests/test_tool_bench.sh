@@ -20,7 +20,7 @@ have jq || skip "jq is not installed: cannot check the JSON (apt-get install jq)
 jq_true "$scratch/b.json" '.tool == "qgemv bench" and .version != null and .read_bandwidth_gbs > 0'
 jq_true "$scratch/b.json" '.machine.device.backend == "cpu" and .machine.device.threads > 0'
 jq_true "$scratch/b.json" '.command | test("bench --backend cpu --shape 128x1024")'
-jq_true "$scratch/b.json" '.rows | length == 12'
+jq_true "$scratch/b.json" '(.rows | length == 12) and .finished'
 jq_true "$scratch/b.json" '[.rows[] | .ok and .gbs > 0 and .median_s > 0 and .samples >= 5 and .pct_read > 0] | all'
 jq_true "$scratch/b.json" '[.rows[] | .format] | unique == ["nf4", "q2_0", "q2_0g64"]'
 jq_true "$scratch/b.json" '[.rows[] | .m] | unique == [1, 3]'
@@ -29,6 +29,26 @@ jq_true "$scratch/b.json" '[.rows[] | select(.baseline.present) | .speedup > 0] 
 jq_true "$scratch/stdout.json" '.rows | length == 1'
 jq_true "$scratch/stdout.json" '.rows[0] | .samples == 3 and .dtype == "f32" and .rmsnorm and .baseline == null'
 jq_true "$scratch/stdout.json" '.options.iters == 3'
+
+# Rows are recorded as they finish: a run killed part way leaves JSON that
+# parses, marked unfinished, with the rows measured, and CSV with them (a
+# row more if the kill fell between its CSV line and the JSON rewrite).
+"$tool" bench --backend cpu --shape 128x1024 --format all --dtype f32,bf16 --m 1,2 --min-time 1 --no-baseline \
+  --working-set 8M --json "$scratch/k.json" --csv "$scratch/k.csv" --quiet &
+pid=$!
+waited=0
+until jq -e '.rows | length >= 2' "$scratch/k.json" >/dev/null 2>&1; do
+  [ "$waited" -lt 120 ] || { kill -9 "$pid"; fail "bench recorded no 2 rows in 120 s"; }
+  sleep 1
+  waited=$((waited + 1))
+done
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+jq_true "$scratch/k.json" '.finished == false and (.rows | length) >= 2 and (.rows | length) < 12'
+jq_true "$scratch/k.json" '[.rows[] | .ok and .gbs > 0] | all'
+rows=$(jq '.rows | length' "$scratch/k.json")
+lines=$(($(wc -l <"$scratch/k.csv") - 1))
+[ "$lines" -ge "$rows" ] && [ "$lines" -le $((rows + 1)) ] || fail "the killed run's CSV has $lines rows, its JSON $rows"
 
 # the commit is recorded when given
 expect_status 0 env QGEMV_BENCH_COMMIT=0123456789abcdef "$tool" bench --shape 64x1024 --format nf4 --iters 1 \

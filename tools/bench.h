@@ -83,13 +83,29 @@ typedef struct bench_measure {
   uint64_t working_set; /* copies x weight bytes */
 } bench_measure;
 
-/* The quantized matvec (bench_quant.c). */
-void bench_quant(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, int64_t n, int64_t k,
-                 bench_format f, qgemv_dtype dtype, int64_t m, bench_measure *out);
+/* The quantized matvec (bench_quant.c). A layer's weight is made and
+ * uploaded once, as the copies the timing rotates over, and then measured
+ * for each dtype and m. */
+typedef struct bench_weight {
+  int64_t n, k;
+  bench_format format;
+  qgemv_weight **ws; /* the copies; NULL when making or uploading failed */
+  int copies;
+  size_t resident; /* bytes one copy occupies on the device */
+  char error[256]; /* why ws is NULL */
+} bench_weight;
+int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t k, bench_format f,
+                        bench_weight *out); /* 0, or -1 with out->error */
+void bench_weight_free(bench_weight *w);
+/* !out->ok with the weight's error when it has no copies */
+void bench_quant(qgemv_ctx *ctx, const bench_opts *o, const bench_weight *w, qgemv_dtype dtype, int64_t m,
+                 bench_measure *out);
 /* The dense baseline of the backend (bench_dense.c): cuBLAS bf16 through
- * the library, or OpenBLAS f32 on the CPU; !ok with the reason if absent. */
+ * the library, or OpenBLAS f32 on the CPU; !ok with the reason if absent.
+ * One shape for nms values of m (outs[i] for ms[i]), which share the
+ * weight copies. */
 void bench_dense(qgemv_ctx *ctx, const qgemv_device_info *info, const bench_opts *o, uint64_t working_set,
-                 int64_t n, int64_t k, int64_t m, bench_measure *out);
+                 int64_t n, int64_t k, const int64_t *ms, int nms, bench_measure *outs);
 
 /* ---- the run and its rows ---- */
 
@@ -117,6 +133,7 @@ typedef struct bench_run {
   char started[32];
   bench_row *rows;
   int nrows;
+  int done; /* rows measured so far: rows[0 .. done-1] */
   bench_baseline *baselines;
   int nbaselines;
 } bench_run;
@@ -129,7 +146,8 @@ const char *format_name(bench_format f); /* "nf4", "q2_0", "q2_0g64" (the --form
 double measure_gbs(const bench_measure *m); /* NaN unless ok */
 
 /* A preset's layers summed: the matvec time of one transformer block's
- * decode step, per format, dtype and m. */
+ * decode step, per format, dtype and m; not complete while a layer is
+ * still to be measured. */
 typedef struct bench_step {
   const char *preset;
   bench_format format;
@@ -146,7 +164,31 @@ int bench_steps(const bench_run *run, bench_step *out, int max);
 void bench_table_header(FILE *f, const bench_run *run);
 void bench_table_row(FILE *f, const bench_run *run, int i);
 void bench_table_footer(FILE *f, const bench_run *run);
+/* The record of the rows measured so far, "finished" once all are. */
 void bench_write_json(FILE *f, const bench_run *run);
-void bench_write_csv(FILE *f, const bench_run *run);
+void bench_csv_header(FILE *f);
+void bench_csv_row(FILE *f, const bench_run *run, int i);
+
+/* ---- the --json and --csv files, kept up to date as rows finish
+ * (bench_record.c), so that an interrupted run leaves valid files with
+ * the rows it measured ---- */
+
+typedef struct bench_record {
+  const char *json_path, *csv_path;
+  bool replace;     /* JSON to a regular file: rewritten whole after each row, then renamed over it */
+  unsigned mode;    /* the rewritten file's permissions: 0666 less the umask */
+  bool save_failed; /* a rewrite failed (reported once) */
+  FILE *json;       /* JSON to standard output or a special file: written once, at the end */
+  FILE *csv;        /* a line per row as it finishes */
+} bench_record;
+
+/* Before the run, so that a bad path fails at once: 0, or -1 after a message. */
+int bench_record_open(bench_record *rec, const bench_opts *o);
+/* The JSON record before the first row, and after row i. */
+void bench_record_start(bench_record *rec, const bench_run *run);
+void bench_record_row(bench_record *rec, const bench_run *run, int i);
+/* The final JSON (none if run->rows is NULL: nothing was measured); 0, or
+ * -1 after a message. */
+int bench_record_close(bench_record *rec, const bench_run *run);
 
 #endif

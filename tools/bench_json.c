@@ -116,8 +116,10 @@ void bench_write_json(FILE *f, const bench_run *run) {
   json_bool(&j, "rmsnorm", o->rmsnorm);
   json_bool(&j, "baseline", o->baseline);
   json_obj_end(&j);
+  /* rewritten after every row: the rows so far, and whether that is all */
+  json_bool(&j, "finished", run->done == run->nrows);
   json_arr_begin(&j, "rows");
-  for (int i = 0; i < run->nrows; i++) write_row(&j, run, &run->rows[i]);
+  for (int i = 0; i < run->done; i++) write_row(&j, run, &run->rows[i]);
   json_arr_end(&j);
   write_steps(&j, run);
   json_obj_end(&j);

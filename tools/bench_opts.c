@@ -49,7 +49,8 @@ static void usage(FILE *f) {
           "  --no-baseline      skip the dense baseline\n"
           "  --json FILE        write every figure, the machine and the command as JSON\n"
           "  --csv FILE         write the rows as CSV ('-' for either: standard output,\n"
-          "                     instead of the table)\n"
+          "                     instead of the table); both files are brought up to\n"
+          "                     date as each row finishes\n"
           "  --quiet            no table and no progress messages\n"
           "  -h, --help         this help\n");
 }

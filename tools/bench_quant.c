@@ -1,4 +1,7 @@
-/* qgemv bench: one quantized matvec configuration, measured. */
+/* qgemv bench: the quantized matvec. A layer's weight, with the copies
+ * that it rotates over, is made and uploaded once and then measured for
+ * every dtype and m: making and uploading a working set takes far longer
+ * than timing one configuration. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,7 +9,7 @@
 
 typedef struct quant_job {
   qgemv_ctx *ctx;
-  qgemv_weight **ws;
+  qgemv_weight *const *ws;
   qgemv_tensor *x, *y;
   const qgemv_rmsnorm *norm;
   qgemv_status failed; /* the status that stopped the timing */
@@ -27,8 +30,8 @@ static int quant_sync(void *arg) {
   return s == QGEMV_OK ? 0 : -1;
 }
 
-static void fail(bench_measure *out, const char *what, qgemv_status s) {
-  snprintf(out->error, sizeof out->error, "%s: %s: %s", what, qgemv_status_str(s), qgemv_last_error());
+static void fail(char *error, size_t size, const char *what, qgemv_status s) {
+  snprintf(error, size, "%s: %s: %s", what, qgemv_status_str(s), qgemv_last_error());
 }
 
 /* A tensor of random values (x, or gamma around 1). */
@@ -47,52 +50,76 @@ static qgemv_status random_tensor(qgemv_ctx *ctx, qgemv_dtype t, int64_t rows, i
   return s;
 }
 
-void bench_quant(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, int64_t n, int64_t k, bench_format f,
-                 qgemv_dtype dtype, int64_t m, bench_measure *out) {
-  memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "%s", format_label(f.format, f.group));
+/* The first copy sizes the rotation: what one copy occupies on the device. */
+static void upload_copies(qgemv_ctx *ctx, const qgemv_weight_desc *desc, uint64_t working_set, bench_weight *out) {
+  qgemv_weight *first = NULL;
+  qgemv_status s = qgemv_weight_upload(ctx, desc, &first);
+  if (s != QGEMV_OK) {
+    fail(out->error, sizeof out->error, "upload", s);
+    return;
+  }
+  out->resident = qgemv_weight_resident_bytes(first);
+  out->copies = bench_copies(out->resident, working_set);
+  out->ws = calloc((size_t)out->copies, sizeof *out->ws);
+  if (!out->ws) {
+    qgemv_weight_free(first);
+    snprintf(out->error, sizeof out->error, "out of host memory");
+    return;
+  }
+  out->ws[0] = first;
+  for (int c = 1; c < out->copies; c++)
+    if ((s = qgemv_weight_upload(ctx, desc, &out->ws[c])) != QGEMV_OK) {
+      fail(out->error, sizeof out->error, "upload of the weight copies", s);
+      bench_weight_free(out);
+      return;
+    }
+}
+
+int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t k, bench_format f, bench_weight *out) {
+  *out = (bench_weight){.n = n, .k = k, .format = f};
   rng r = {42};
   host_weight hw;
   if (host_weight_make(&r, DIST_NORMAL, f.format, f.group, n, k, &hw) != 0) {
     snprintf(out->error, sizeof out->error, "cannot make a %lldx%lld weight: %s", (long long)n, (long long)k,
              qgemv_last_error());
+    return -1;
+  }
+  upload_copies(ctx, &hw.desc, working_set, out);
+  host_weight_free(&hw); /* the copies are the backend's own */
+  return out->ws ? 0 : -1;
+}
+
+void bench_weight_free(bench_weight *w) {
+  for (int c = 0; w->ws && c < w->copies; c++) qgemv_weight_free(w->ws[c]);
+  free(w->ws);
+  w->ws = NULL;
+}
+
+void bench_quant(qgemv_ctx *ctx, const bench_opts *o, const bench_weight *w, qgemv_dtype dtype, int64_t m,
+                 bench_measure *out) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->name, sizeof out->name, "%s", format_label(w->format.format, w->format.group));
+  if (!w->ws) {
+    snprintf(out->error, sizeof out->error, "%s", w->error);
     return;
   }
-  quant_job j = {.ctx = ctx};
+  int64_t n = w->n, k = w->k;
+  rng r = {43}; /* x and gamma: their values do not change the time */
+  quant_job j = {.ctx = ctx, .ws = w->ws};
   qgemv_tensor *gamma = NULL;
   qgemv_status s;
-  /* Size the rotation by what one copy occupies on the device. */
-  qgemv_weight *first = NULL;
-  if ((s = qgemv_weight_upload(ctx, &hw.desc, &first)) != QGEMV_OK) {
-    fail(out, "upload", s);
-    host_weight_free(&hw);
-    return;
-  }
-  size_t resident = qgemv_weight_resident_bytes(first);
-  out->copies = bench_copies(resident, working_set);
-  j.ws = calloc((size_t)out->copies, sizeof *j.ws);
-  if (!j.ws) {
-    snprintf(out->error, sizeof out->error, "out of host memory");
-    qgemv_weight_free(first);
-    goto done;
-  }
-  j.ws[0] = first;
-  for (int c = 1; c < out->copies; c++)
-    if ((s = qgemv_weight_upload(ctx, &hw.desc, &j.ws[c])) != QGEMV_OK) {
-      fail(out, "upload of the weight copies", s);
-      goto done;
-    }
+  out->copies = w->copies;
   if ((s = random_tensor(ctx, dtype, m, k, &r, 0.0, &j.x)) || (s = qgemv_tensor_new(ctx, dtype, m, n, &j.y)) ||
       (o->rmsnorm && (s = random_tensor(ctx, dtype, 1, k, &r, 1.0, &gamma)))) {
-    fail(out, "tensors", s);
+    fail(out->error, sizeof out->error, "tensors", s);
     goto done;
   }
   qgemv_rmsnorm norm = {.gamma = gamma, .eps = 1e-5f};
   j.norm = o->rmsnorm ? &norm : NULL;
-  bench_callee callee = {quant_call, quant_sync, &j, out->copies};
+  bench_callee callee = {quant_call, quant_sync, &j, w->copies};
   if (bench_time(&callee, o->iters, o->min_time, &out->t) != 0) {
     if (j.failed)
-      fail(out, j.what, j.failed);
+      fail(out->error, sizeof out->error, j.what, j.failed);
     else
       snprintf(out->error, sizeof out->error, "out of host memory");
     goto done;
@@ -100,14 +127,11 @@ void bench_quant(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, int6
   size_t es = dtype == QGEMV_F32 ? 4 : 2;
   /* The weight as the backend holds it (within 1.1x of the packed format):
    * what each call actually streams, comparable with the read bandwidth. */
-  out->bytes = (double)resident + (double)(m * k + m * n + (o->rmsnorm ? k : 0)) * (double)es;
-  out->working_set = (uint64_t)out->copies * resident;
+  out->bytes = (double)w->resident + (double)(m * k + m * n + (o->rmsnorm ? k : 0)) * (double)es;
+  out->working_set = (uint64_t)w->copies * w->resident;
   out->ok = true;
 done:
-  for (int c = 0; j.ws && c < out->copies; c++) qgemv_weight_free(j.ws[c]);
-  free(j.ws);
   qgemv_tensor_free(j.x);
   qgemv_tensor_free(j.y);
   qgemv_tensor_free(gamma);
-  host_weight_free(&hw);
 }

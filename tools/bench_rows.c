@@ -29,21 +29,31 @@ double row_speedup(const bench_run *run, const bench_row *r) {
 
 double measure_gbs(const bench_measure *m) { return gbs(m); }
 
+static int find_step(const bench_step *steps, int count, const bench_row *r) {
+  int s = 0;
+  while (s < count && !(strcmp(steps[s].preset, r->layer->preset) == 0 && steps[s].format.format == r->format.format &&
+                        steps[s].format.group == r->format.group && steps[s].dtype == r->dtype && steps[s].m == r->m))
+    s++;
+  return s;
+}
+
 int bench_steps(const bench_run *run, bench_step *out, int max) {
   int count = 0;
   for (int i = 0; i < run->nrows; i++) {
     const bench_row *r = &run->rows[i];
     if (!r->layer->preset) continue;
-    int s = 0;
-    while (s < count && !(strcmp(out[s].preset, r->layer->preset) == 0 && out[s].format.format == r->format.format &&
-                          out[s].format.group == r->format.group && out[s].dtype == r->dtype && out[s].m == r->m))
-      s++;
+    bool done = i < run->done;
+    int s = find_step(out, count, r);
     if (s == count) {
-      if (count == max) continue;
+      if (count == max || !done) continue;
       out[count++] = (bench_step){.preset = r->layer->preset, .format = r->format, .dtype = r->dtype, .m = r->m,
                                   .complete = true, .dense_complete = true};
     }
     bench_step *st = &out[s];
+    if (!done) { /* a layer still to measure */
+      st->complete = st->dense_complete = false;
+      continue;
+    }
     const bench_measure *b = row_baseline(run, r);
     st->layers++;
     st->complete &= r->q.ok;

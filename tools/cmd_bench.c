@@ -1,7 +1,8 @@
-/* qgemv bench: plans the rows, measures them one at a time (weights freed
- * after each, so memory stays near one working set), and writes the table,
- * JSON and CSV. The read bandwidth and the dense baselines are measured in
- * the same run, so every ratio compares figures taken under one load. */
+/* qgemv bench: plans the rows, measures them a layer and format at a time
+ * (one weight uploaded for the group's dtypes and m's, then freed, so that
+ * memory stays near one working set), and writes the table, JSON and CSV
+ * as rows finish. The read bandwidth and the dense baselines are measured
+ * in the same run, so every ratio compares figures taken under one load. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -46,8 +47,8 @@ static void progress_clear(void) {
 
 /* ---- the plan ---- */
 
-/* Rows layer by layer (then m, dtype, format), so that a layer's formats
- * share one baseline measured just before them. */
+/* Rows layer by layer, then format, dtype and m: the rows of a layer and
+ * format follow each other, so that they share one uploaded weight. */
 static int plan(bench_run *run) {
   const bench_opts *o = run->o;
   size_t count = (size_t)o->nlayers * (size_t)o->nms * (size_t)o->ndtypes * (size_t)o->nformats;
@@ -55,12 +56,17 @@ static int plan(bench_run *run) {
   run->baselines = calloc((size_t)o->nlayers * (size_t)o->nms, sizeof *run->baselines);
   if (!run->rows || !run->baselines) return -1;
   for (int l = 0; l < o->nlayers; l++)
-    for (int mi = 0; mi < o->nms; mi++)
+    for (int f = 0; f < o->nformats; f++)
       for (int d = 0; d < o->ndtypes; d++)
-        for (int f = 0; f < o->nformats; f++)
+        for (int mi = 0; mi < o->nms; mi++)
           run->rows[run->nrows++] = (bench_row){.layer = &o->layers[l], .format = o->formats[f],
                                                 .dtype = o->dtypes[d], .m = o->ms[mi], .same_as = -1, .baseline = -1};
   return 0;
+}
+
+static bool same_weight(const bench_row *a, const bench_row *b) {
+  return a->layer->n == b->layer->n && a->layer->k == b->layer->k && a->format.format == b->format.format &&
+         a->format.group == b->format.group;
 }
 
 /* An earlier row of the same shape, format, dtype and m (k and v, gate and
@@ -69,64 +75,102 @@ static int earlier_twin(const bench_run *run, int i) {
   const bench_row *r = &run->rows[i];
   for (int j = 0; j < i; j++) {
     const bench_row *p = &run->rows[j];
-    if (p->same_as < 0 && p->layer->n == r->layer->n && p->layer->k == r->layer->k && p->m == r->m &&
-        p->dtype == r->dtype && p->format.format == r->format.format && p->format.group == r->format.group)
-      return j;
+    if (p->same_as < 0 && same_weight(p, r) && p->m == r->m && p->dtype == r->dtype) return j;
   }
   return -1;
 }
 
-/* The baseline of a row's shape and m, measured on first use. */
-static int baseline_for(bench_run *run, qgemv_ctx *ctx, const bench_row *r) {
-  int b = 0;
-  while (b < run->nbaselines && !(run->baselines[b].n == r->layer->n && run->baselines[b].k == r->layer->k &&
-                                  run->baselines[b].m == r->m))
-    b++;
-  if (b == run->nbaselines) {
-    bench_baseline *nb = &run->baselines[run->nbaselines++];
-    *nb = (bench_baseline){.n = r->layer->n, .k = r->layer->k, .m = r->m};
-    progress_note("dense baseline %lldx%lld m=%lld ...", (long long)nb->n, (long long)nb->k, (long long)nb->m);
-    bench_dense(ctx, &run->info, run->o, run->working_set, nb->n, nb->k, nb->m, &nb->d);
+/* The dense baselines of rows begin .. end-1 (one shape): each row's
+ * baseline of its m, those not yet measured measured together, as they
+ * share the dense weight copies. */
+static void group_baselines(bench_run *run, qgemv_ctx *ctx, int begin, int end) {
+  const bench_layer *l = run->rows[begin].layer;
+  int fresh = run->nbaselines;
+  for (int i = begin; i < end; i++) {
+    bench_row *r = &run->rows[i];
+    int b = 0;
+    while (b < run->nbaselines && !(run->baselines[b].n == l->n && run->baselines[b].k == l->k &&
+                                    run->baselines[b].m == r->m))
+      b++;
+    if (b == run->nbaselines) run->baselines[run->nbaselines++] = (bench_baseline){.n = l->n, .k = l->k, .m = r->m};
+    r->baseline = b;
   }
-  return b;
+  int count = run->nbaselines - fresh; /* at most o->nms: one per m */
+  if (count == 0) return;
+  int64_t ms[BENCH_MAX_LIST];
+  bench_measure outs[BENCH_MAX_LIST];
+  for (int i = 0; i < count; i++) ms[i] = run->baselines[fresh + i].m;
+  progress_note("dense baseline %lldx%lld ...", (long long)l->n, (long long)l->k);
+  bench_dense(ctx, &run->info, run->o, run->working_set, l->n, l->k, ms, count, outs);
+  for (int i = 0; i < count; i++) run->baselines[fresh + i].d = outs[i];
 }
 
-static int measure_all(bench_run *run, qgemv_ctx *ctx, FILE *table) {
-  int failed = 0;
-  for (int i = 0; i < run->nrows; i++) {
+/* Writes row i wherever it goes, as soon as it is measured. */
+static void emit_row(bench_run *run, int i, FILE *table, bench_record *rec) {
+  run->done = i + 1;
+  if (table) {
+    progress_clear();
+    bench_table_row(table, run, i);
+    fflush(table);
+  }
+  bench_record_row(rec, run, i);
+}
+
+/* Rows begin .. end-1: one layer and format, so one weight, made and
+ * uploaded (unless every row has an earlier twin) after the group's dense
+ * baselines, so that only one working set is held at a time. */
+static int measure_group(bench_run *run, qgemv_ctx *ctx, int begin, int end, FILE *table, bench_record *rec) {
+  if (run->o->baseline) group_baselines(run, ctx, begin, end);
+  bool needed = false;
+  for (int i = begin; i < end; i++) {
     bench_row *r = &run->rows[i];
-    if (run->o->baseline) r->baseline = baseline_for(run, ctx, r);
-    int twin = earlier_twin(run, i);
-    if (twin >= 0) {
-      r->q = run->rows[twin].q;
-      r->same_as = twin;
+    r->same_as = earlier_twin(run, i);
+    needed |= r->same_as < 0;
+  }
+  const bench_row *first = &run->rows[begin];
+  bench_weight w = {0};
+  if (needed) {
+    progress_note("%s %lldx%lld %s: making and uploading the weight copies ...", first->layer->name,
+                  (long long)first->layer->n, (long long)first->layer->k,
+                  format_label(first->format.format, first->format.group));
+    bench_weight_upload(ctx, run->working_set, first->layer->n, first->layer->k, first->format, &w);
+  }
+  int failed = 0;
+  for (int i = begin; i < end; i++) {
+    bench_row *r = &run->rows[i];
+    if (r->same_as >= 0) {
+      r->q = run->rows[r->same_as].q;
     } else {
       progress_note("[%d/%d] %s %lldx%lld %s %s m=%lld ...", i + 1, run->nrows, r->layer->name,
                     (long long)r->layer->n, (long long)r->layer->k, format_label(r->format.format, r->format.group),
                     dtype_label(r->dtype), (long long)r->m);
-      bench_quant(ctx, run->o, run->working_set, r->layer->n, r->layer->k, r->format, r->dtype, r->m, &r->q);
+      bench_quant(ctx, run->o, &w, r->dtype, r->m, &r->q);
     }
     failed += !r->q.ok;
-    if (table) {
-      progress_clear();
-      bench_table_row(table, run, i);
-      fflush(table);
-    }
+    emit_row(run, i, table, rec);
+  }
+  bench_weight_free(&w);
+  return failed;
+}
+
+static int measure_all(bench_run *run, qgemv_ctx *ctx, FILE *table, bench_record *rec) {
+  int failed = 0;
+  for (int begin = 0, end; begin < run->nrows; begin = end) {
+    end = begin + 1;
+    while (end < run->nrows && run->rows[end].layer == run->rows[begin].layer &&
+           same_weight(&run->rows[end], &run->rows[begin]))
+      end++;
+    failed += measure_group(run, ctx, begin, end, table, rec);
   }
   return failed;
 }
 
 /* ---- the command ---- */
 
-static int write_record(const char *path, FILE *f, const bench_run *run, void (*writer)(FILE *, const bench_run *)) {
-  if (!f) return 0;
-  writer(f, run);
-  return out_close("bench", f, path);
-}
-
-static int run_bench(bench_run *run, FILE *json, FILE *csv) {
+static int run_bench(bench_run *run, bench_record *rec) {
   const bench_opts *o = run->o;
-  FILE *table = o->quiet || json == stdout || csv == stdout ? NULL : stdout;
+  bool json_out = o->json_path && strcmp(o->json_path, "-") == 0, csv_out = o->csv_path && strcmp(o->csv_path, "-") == 0;
+  FILE *table = o->quiet || json_out || csv_out ? NULL : stdout;
   qgemv_ctx *ctx;
   qgemv_status s = qgemv_open(o->spec, &ctx);
   if (s != QGEMV_OK) return report_failure("bench: open", s), 1;
@@ -151,7 +195,8 @@ static int run_bench(bench_run *run, FILE *json, FILE *csv) {
     return 1;
   }
   if (table) bench_table_header(table, run);
-  failed += measure_all(run, ctx, table);
+  bench_record_start(rec, run);
+  failed += measure_all(run, ctx, table, rec);
   progress_clear();
   if (table) bench_table_footer(table, run);
   qgemv_close(ctx);
@@ -163,22 +208,11 @@ int cmd_bench(int argc, char **argv) {
   int rc = bench_parse(argc, argv, &o);
   if (rc >= 0) return rc;
   /* Open the outputs first: a bad path should fail before a long run. */
-  FILE *json = o.json_path ? out_open("bench", o.json_path) : NULL;
-  FILE *csv = o.csv_path ? out_open("bench", o.csv_path) : NULL;
-  if ((o.json_path && !json) || (o.csv_path && !csv)) {
-    if (json && json != stdout) fclose(json);
-    if (csv && csv != stdout) fclose(csv);
-    return 1;
-  }
+  bench_record rec;
+  if (bench_record_open(&rec, &o) != 0) return 1;
   bench_run run = {.o = &o};
-  rc = run_bench(&run, json, csv);
-  if (run.rows) {
-    if (write_record(o.json_path, json, &run, bench_write_json) != 0) rc = 1;
-    if (write_record(o.csv_path, csv, &run, bench_write_csv) != 0) rc = 1;
-  } else { /* nothing measured: leave the files empty */
-    if (json && json != stdout) fclose(json);
-    if (csv && csv != stdout) fclose(csv);
-  }
+  rc = run_bench(&run, &rec);
+  if (bench_record_close(&rec, &run) != 0) rc = 1;
   free(run.rows);
   free(run.baselines);
   return rc;
