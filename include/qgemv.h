@@ -152,6 +152,10 @@ QGEMV_API qgemv_status qgemv_measure_read_bandwidth(qgemv_ctx *ctx, size_t bytes
  * (always on the CPU backend: the qgemv tool measures OpenBLAS itself). */
 QGEMV_API qgemv_status qgemv_measure_dense_bf16(qgemv_ctx *ctx, int64_t n, int64_t k, int64_t m, int copies,
                                                 double min_time, double *seconds);
+/* The name of the library qgemv_measure_dense_bf16 times on this context's
+ * backend ("cuBLAS"), for labelling results; NULL, with the reason, where
+ * the backend has none. */
+QGEMV_API const char *qgemv_ctx_dense_library(const qgemv_ctx *ctx);
 
 /* ---- weights ----------------------------------------------------------- */
 

@@ -30,6 +30,9 @@ qgc_sources = \
 	src/backend-cuda/bandwidth.cu \
 	src/backend-cuda/cublas_baseline.cu
 
+# Named whether or not CUDA is configured: test_cuda_fatbin.sh reads it.
+module_build_dirs += $(abs_top_builddir)/src/backend-cuda/.libs
+
 EXTRA_DIST += $(qgc_headers) build-aux/nvcc-libtool
 # The GPU run script and the kernel design notes travel in the tarball.
 EXTRA_DIST += bench/gpu-run.sh bench/NOTES.md
