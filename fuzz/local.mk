@@ -1,10 +1,11 @@
 # libFuzzer targets (issue 6). `make fuzz` builds them with clang, ASan and
-# UBSan, compiling the library's own source list (libqgemv_la_SOURCES, so
-# new files are picked up) once into fuzz/obj/ and linking each target
-# against it, without OpenMP (its pragmas are ignored: one thread is what a
-# fuzzer wants); then runs each for FUZZ_SECONDS over its seed corpus
-# fuzz/corpus/<target> (side by side with -j). New inputs go to
-# fuzz/work/<target>, crashes to fuzz/artifacts/. Not part of `make check`.
+# UBSan, compiling the library's own source lists (libqgemv_la_SOURCES and
+# the topology helper's, so new files are picked up) once into fuzz/obj/
+# and linking each target against it, without OpenMP (its pragmas are
+# ignored: one thread is what a fuzzer wants); then runs each for
+# FUZZ_SECONDS over its seed corpus fuzz/corpus/<target> (side by side with
+# -j). New inputs go to fuzz/work/<target>, crashes to fuzz/artifacts/. Not
+# part of `make check`.
 #   make -j2 fuzz FUZZ_SECONDS=600
 #   fuzz/fuzz_weights -runs=10000000 -max_len=4096 fuzz/work/fuzz_weights
 FUZZ_CC = clang
@@ -19,8 +20,9 @@ FUZZ_FLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fno-sanitize-coverage=trace-cmp -Wall -Wextra -Wno-unknown-pragmas
 FUZZ_TARGETS = fuzz/fuzz_weights fuzz/fuzz_formats fuzz/fuzz_spec
 
-fuzz_lib_sources = $(filter %.c,$(libqgemv_la_SOURCES))
-fuzz_lib_headers = $(filter %.h,$(libqgemv_la_SOURCES)) include/qgemv.h
+fuzz_lib_all = $(libqgemv_la_SOURCES) $(src_topology_libqgtopology_la_SOURCES)
+fuzz_lib_sources = $(filter %.c,$(fuzz_lib_all))
+fuzz_lib_headers = $(filter %.h,$(fuzz_lib_all)) include/qgemv.h
 fuzz_lib_objects = $(fuzz_lib_sources:%.c=fuzz/obj/%.o)
 # The CPU kernels are always_inline templates (kernel_tmpl.h): UBSan's
 # pointer-overflow check on their unrolled address arithmetic takes clang

@@ -90,9 +90,11 @@ typedef struct qgemv_tensor qgemv_tensor; /* [rows, cols] activations / outputs 
 
 /*
  * spec: NULL means $QGEMV_BACKEND, and "auto" when that is unset or empty.
- * Grammar: "auto" | "cpu" | "cuda" | "cuda:N".
- * "auto" takes CUDA when its module loads and sees a device, else the CPU,
- * silently. A named backend that cannot be used is an error saying why.
+ * Grammar: "auto" | NAME | NAME ":" N, NAME "cpu" or a device module's name
+ * (qgemv_backend_name lists them; "cuda" for qgemv-cuda.so). "auto" takes,
+ * of the modules that load and see a device, the one of highest priority
+ * (CUDA where it sees a GPU), else the CPU, silently. A named backend that
+ * cannot be used is an error saying why.
  * Without ":N", $QGEMV_DEVICE picks the device; without that, CUDA takes the
  * GPU nearest the calling thread's CPU binding.
  */
@@ -115,7 +117,9 @@ QGEMV_API qgemv_status qgemv_sync(qgemv_ctx *ctx);
 
 /* ---- backends and devices (for tools and diagnostics) ------------------ */
 
-/* Names of the known backends, index 0 .. qgemv_backend_count() - 1. */
+/* Names of the known backends, index 0 .. qgemv_backend_count() - 1: "cpu",
+ * then the device modules found in QGEMV_PLUGIN_PATH and the install's
+ * module directory (also those that were refused: the probe says why). */
 QGEMV_API int qgemv_backend_count(void);
 QGEMV_API const char *qgemv_backend_name(int index);
 /* Loads the backend if needed and counts its devices. Returns QGEMV_OK and
@@ -152,6 +156,10 @@ QGEMV_API qgemv_status qgemv_measure_read_bandwidth(qgemv_ctx *ctx, size_t bytes
  * (always on the CPU backend: the qgemv tool measures OpenBLAS itself). */
 QGEMV_API qgemv_status qgemv_measure_dense_bf16(qgemv_ctx *ctx, int64_t n, int64_t k, int64_t m, int copies,
                                                 double min_time, double *seconds);
+/* The name of the library qgemv_measure_dense_bf16 times on this context's
+ * backend ("cuBLAS"), for labelling results; NULL, with the reason, where
+ * the backend has none. */
+QGEMV_API const char *qgemv_ctx_dense_library(const qgemv_ctx *ctx);
 
 /* ---- weights ----------------------------------------------------------- */
 

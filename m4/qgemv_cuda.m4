@@ -1,6 +1,7 @@
 # QGEMV_CHECK_CUDA: --with-cuda[=DIR] (default: use nvcc if found),
 # --without-cuda, --with-cuda-arch=LIST. Sets NVCC, CUDA_ARCH_LIST,
-# NVCC_GENCODE, CUDA_CPPFLAGS, CUDA_LIBDIR and the HAVE_CUDA conditional.
+# NVCC_GENCODE, CUDA_CPPFLAGS, CUDA_LIBDIR and the HAVE_CUDA conditional,
+# and adds cuda to QG_MODULES when the module is built.
 AC_DEFUN([QGEMV_CHECK_CUDA], [
   AC_ARG_WITH([cuda],
     [AS_HELP_STRING([--with-cuda@<:@=DIR@:>@], [build the CUDA module with the toolkit in DIR (default: nvcc from PATH or /usr/local/cuda, if found)])],
@@ -54,7 +55,7 @@ AC_DEFUN([QGEMV_CHECK_CUDA], [
     # PTX of the newest architecture, for GPUs newer than the list
     NVCC_GENCODE="$NVCC_GENCODE -gencode=arch=compute_$newest_tag,code=compute_$newest_tag"
     CUDA_CPPFLAGS="-I$CUDA_HOME/include"
-    AC_DEFINE([QG_HAVE_CUDA_MODULE], [1], [The CUDA module is built])
+    QG_MODULES="$QG_MODULES cuda"
   ])
   AC_SUBST([NVCC])
   AC_SUBST([CUDA_ARCH_LIST])

@@ -1,7 +1,11 @@
-# Check suites, one binary per concern. Tests find the uninstalled CUDA
-# module through QGEMV_PLUGIN_PATH and start from a clean environment.
+# Check suites, one binary per concern. Tests find the uninstalled device
+# modules through QGEMV_PLUGIN_PATH (each module's local.mk adds its build
+# directory to module_build_dirs) and start from a clean environment.
+qg_empty =
+qg_space = $(qg_empty) $(qg_empty)
+module_build_path = $(subst $(qg_space),:,$(strip $(module_build_dirs)))
 AM_TESTS_ENVIRONMENT = \
-	QGEMV_PLUGIN_PATH='$(abs_top_builddir)/src/backend-cuda/.libs'; export QGEMV_PLUGIN_PATH; \
+	QGEMV_PLUGIN_PATH='$(module_build_path)'; export QGEMV_PLUGIN_PATH; \
 	unset QGEMV_BACKEND QGEMV_DEVICE QGEMV_CPU_ISA QGEMV_NUM_THREADS;
 
 if HAVE_CHECK

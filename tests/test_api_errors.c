@@ -130,6 +130,10 @@ START_TEST(context_queries) {
   /* valid, but the CPU backend has no vendor dense GEMV */
   EXPECT_ERR(QGEMV_ERR_UNSUPPORTED, qgemv_measure_dense_bf16(ctx, 64, 64, 1, 1, 0.0, &secs));
   ck_assert(secs == -1.0);
+  ck_assert_ptr_null(qgemv_ctx_dense_library(ctx));
+  ck_assert_msg(strstr(qgemv_last_error(), "cpu") != NULL, "no reason: %s", qgemv_last_error());
+  ck_assert_ptr_null(qgemv_ctx_dense_library(NULL));
+  ck_assert_msg(strstr(qgemv_last_error(), "NULL") != NULL, "no reason: %s", qgemv_last_error());
   qgemv_close(ctx);
 }
 END_TEST

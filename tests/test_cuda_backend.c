@@ -359,6 +359,8 @@ START_TEST(test_device_facts) {
   ck_assert_msg(s == QGEMV_OK || s == QGEMV_ERR_UNSUPPORTED, "dense baseline: %s: %s", qgemv_status_str(s),
                 qgemv_last_error());
   if (s == QGEMV_OK) ck_assert_msg(sec > 0.0, "dense baseline took no time");
+  const char *library = qgemv_ctx_dense_library(ctx);
+  ck_assert_msg(library && strcmp(library, "cuBLAS") == 0, "dense library %s", library ? library : qgemv_last_error());
 }
 END_TEST
 

@@ -115,10 +115,11 @@ static void openblas_measure(const qgemv_device_info *info, const bench_opts *o,
 }
 #endif
 
-/* The backend's own dense bf16 GEMV (cuBLAS on CUDA). */
+/* The backend's own dense bf16 GEMV (cuBLAS on CUDA), named as the backend names it. */
 static void library_measure(qgemv_ctx *ctx, const qgemv_device_info *info, const bench_opts *o, uint64_t working_set,
                             int64_t n, int64_t k, int64_t m, bench_measure *out) {
-  snprintf(out->name, sizeof out->name, "%s bf16", strcmp(info->backend, "cuda") == 0 ? "cuBLAS" : info->backend);
+  const char *library = qgemv_ctx_dense_library(ctx);
+  snprintf(out->name, sizeof out->name, "%s bf16", library ? library : info->backend);
   uint64_t bytes = (uint64_t)n * (uint64_t)k * 2;
   int copies = bench_copies(bytes, working_set);
   double seconds = 0;

@@ -17,7 +17,7 @@
 #include "../core/formats.h"
 #include "../core/reference.h"
 #include "../core/registry.h"
-#include "../core/topology.h"
+#include "../topology/topology.h"
 #include "cpu.h"
 #include "cpu_threads.h"
 

@@ -27,7 +27,7 @@
 #include <omp.h>
 #endif
 
-#include "../core/topology.h"
+#include "../topology/topology.h"
 #include "cpu_threads.h"
 
 /* The first PU (OS index + 1) of the core set this thread was bound to by

@@ -3,7 +3,8 @@
 # automake knows no CUDA: .cu files compile through libtool with nvcc as the
 # compiler, via build-aux/nvcc-libtool (which hands libtool's gcc flags to
 # the host compiler). cudart is linked statically, so a node needs only the
-# driver; libqgemv itself never links CUDA.
+# driver; libqgemv itself never links CUDA. The topology helper
+# (src/topology) is linked in, as into libqgemv.
 
 qgc_headers = \
 	src/backend-cuda/cuda_api.h \
@@ -29,6 +30,9 @@ qgc_sources = \
 	src/backend-cuda/bandwidth.cu \
 	src/backend-cuda/cublas_baseline.cu
 
+# Named whether or not CUDA is configured: test_cuda_fatbin.sh reads it.
+module_build_dirs += $(abs_top_builddir)/src/backend-cuda/.libs
+
 EXTRA_DIST += $(qgc_headers) build-aux/nvcc-libtool
 # The GPU run script and the kernel design notes travel in the tarball.
 EXTRA_DIST += bench/gpu-run.sh bench/NOTES.md
@@ -38,7 +42,8 @@ pkglib_LTLIBRARIES += src/backend-cuda/qgemv-cuda.la
 src_backend_cuda_qgemv_cuda_la_SOURCES = $(qgc_sources)
 src_backend_cuda_qgemv_cuda_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
 	-export-symbols-regex '^qgemv_module_entry$$'
-src_backend_cuda_qgemv_cuda_la_LIBADD = $(CUDA_LIBDIR)/libcudart_static.a $(HWLOC_LIBS) \
+src_backend_cuda_qgemv_cuda_la_LIBADD = src/topology/libqgtopology.la \
+	$(CUDA_LIBDIR)/libcudart_static.a $(HWLOC_LIBS) \
 	-ldl -lrt -lpthread -lstdc++
 
 # Host compiler warnings follow --enable-werror; nvcc's own warnings too.

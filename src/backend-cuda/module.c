@@ -1,5 +1,5 @@
 /* The qgemv-cuda module's one exported symbol: it reports the backend ABI
- * this module was built for and hands out the vtable. Everything else in
+ * this module was built for and hands out the vtable and auto priority. Everything else in
  * the module is hidden (-export-symbols-regex in local.mk). */
 #include "cuda_api.h"
 
@@ -23,11 +23,16 @@ static const qg_backend cuda_backend = {
     .matvec = qgc_matvec,
     .read_bandwidth = qgc_read_bandwidth,
     .dense_bf16_time = qgc_dense_bf16_time,
+    .dense_library = "cuBLAS",
 };
+
+/* auto prefers a GPU to the CPU: 100 leaves room on both sides for other
+ * device modules. */
+static const qg_module cuda_module = {.backend = &cuda_backend, .auto_priority = 100};
 
 __attribute__((visibility("default"))) const void *qgemv_module_entry(unsigned *abi);
 
 const void *qgemv_module_entry(unsigned *abi) {
   if (abi) *abi = QG_BACKEND_ABI;
-  return &cuda_backend;
+  return &cuda_module;
 }

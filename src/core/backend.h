@@ -17,13 +17,34 @@
 extern "C" {
 #endif
 
-#define QG_BACKEND_ABI 1u
+#define QG_BACKEND_ABI 2u
 
-/* The module's one exported symbol. It stores the module's ABI number in
- * *abi and returns its vtable; the core reads nothing else before checking
- * that the number matches QG_BACKEND_ABI. */
+/*
+ * A device module is a shared object qgemv-NAME.so that exports one symbol,
+ * the same in every ABI:
+ *   const void *qgemv_module_entry(unsigned *abi);
+ * It stores the module's ABI number in *abi and returns its qg_module. The
+ * core reads nothing behind the pointer until that number equals
+ * QG_BACKEND_ABI, so a module of another release (whose qg_module may be
+ * laid out differently) is refused, never misread. The number travels
+ * through the argument rather than in the struct because modules of ABI 1
+ * already take that argument: calling their entry with none would make
+ * them write through a stray pointer.
+ */
 #define QG_MODULE_ENTRY "qgemv_module_entry"
 typedef const void *(*qg_module_entry_fn)(unsigned *abi);
+
+struct qg_backend;
+
+/* What a module's entry returns (ABI 2). The backend's name is
+ * backend->name, which must be the NAME of the module's file. */
+typedef struct qg_module {
+  const struct qg_backend *backend; /* its abi must equal QG_BACKEND_ABI too */
+  /* "auto" opens, of the modules that see a device, the one with the
+   * highest priority (ties: the first found). 0 or less: never chosen by
+   * auto, only by name. CUDA uses 100. */
+  int auto_priority;
+} qg_module;
 
 /* One matvec, already validated: y[m, n] = norm(x)[m, k] . W^T. */
 typedef struct qg_matvec_args {
@@ -79,6 +100,9 @@ typedef struct qg_backend {
    * baseline. UNSUPPORTED with a reason when the library is absent. */
   qgemv_status (*dense_bf16_time)(void *state, int64_t n, int64_t k, int64_t m, int copies, double min_time,
                                   double *seconds);
+  /* The name of that library ("cuBLAS"), for the benchmark's tables; NULL
+   * when dense_bf16_time is NULL. */
+  const char *dense_library;
 } qg_backend;
 
 #ifdef __cplusplus

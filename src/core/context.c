@@ -73,26 +73,28 @@ static qgemv_status open_backend(const qg_backend *be, int device, qgemv_ctx **o
   return QGEMV_OK;
 }
 
+/* A failure for a backend the caller did not name: say where it came from. */
+static qgemv_status from_env(qgemv_status s) {
+  char why[1024];
+  snprintf(why, sizeof why, "%s", qgemv_last_error());
+  return qg_fail(s, "QGEMV_BACKEND: %s", why);
+}
+
 qgemv_status qgemv_open(const char *spec, qgemv_ctx **out) {
   if (out == NULL) return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_open: out is NULL");
   *out = NULL;
   qg_spec sp;
   qgemv_status s = qg_spec_parse(spec, &sp);
   if (s != QGEMV_OK) return s;
-  const qg_backend *be;
+  /* A device index given with auto names a device of the module it
+   * chooses; the CPU has only device 0. */
   if (strcmp(sp.name, "auto") == 0) {
-    /* CUDA when its module loads and sees a device; otherwise the CPU,
-     * without an error: the probe's message is not the caller's. A device
-     * index then names a GPU, not the CPU. */
-    char saved[1024];
-    snprintf(saved, sizeof saved, "%s", qgemv_last_error());
-    if (qg_backend_get("cuda", &be) == QGEMV_OK && be->device_count() > 0)
-      return open_backend(be, sp.device, out);
-    qg_fail(QGEMV_OK, "%s", saved);
-    return open_backend(qg_cpu_backend(), 0, out);
+    const qg_backend *be = qg_backend_auto();
+    return open_backend(be, be == qg_cpu_backend() ? 0 : sp.device, out);
   }
+  const qg_backend *be;
   s = qg_backend_get(sp.name, &be);
-  if (s != QGEMV_OK) return s;
+  if (s != QGEMV_OK) return sp.from_env ? from_env(s) : s;
   return open_backend(be, sp.device, out);
 }
 
@@ -162,6 +164,15 @@ qgemv_status qgemv_measure_read_bandwidth(qgemv_ctx *ctx, size_t bytes, double *
   if (bytes < 4096) return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_measure_read_bandwidth: bytes=%zu is too small", bytes);
   s = ctx->be->read_bandwidth(ctx->state, bytes, gbs);
   return s == QGEMV_OK ? s : qg_backend_fail(ctx->be, s, "qgemv_measure_read_bandwidth");
+}
+
+const char *qgemv_ctx_dense_library(const qgemv_ctx *ctx) {
+  if (qg_check_ctx(ctx, "qgemv_ctx_dense_library") != QGEMV_OK) return NULL;
+  if (ctx->be->dense_bf16_time == NULL || ctx->be->dense_library == NULL) {
+    qg_fail(QGEMV_ERR_UNSUPPORTED, "the %s backend has no dense vendor GEMV to compare with", ctx->be->name);
+    return NULL;
+  }
+  return ctx->be->dense_library;
 }
 
 qgemv_status qgemv_measure_dense_bf16(qgemv_ctx *ctx, int64_t n, int64_t k, int64_t m, int copies, double min_time,

@@ -18,28 +18,25 @@ int qg_parse_index(const char *s) {
   return (int)v;
 }
 
-static bool is_known(const char *name, size_t len) {
-  static const char *const known[] = {"auto", "cpu", "cuda"};
-  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-    if (strlen(known[i]) == len && strncmp(name, known[i], len) == 0) return true;
-  return false;
-}
-
 qgemv_status qg_spec_parse(const char *spec, qg_spec *out) {
   const char *origin = "backend spec";
+  out->from_env = false;
   if (spec == NULL) {
     spec = getenv("QGEMV_BACKEND");
     origin = "QGEMV_BACKEND";
-    if (spec == NULL || *spec == '\0') spec = "auto";
+    out->from_env = spec != NULL && *spec != '\0';
+    if (!out->from_env) spec = "auto";
   }
   const char *colon = strchr(spec, ':');
   size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
   if (name_len == 0)
-    return qg_fail(QGEMV_ERR_INVALID_ARG, "%s '%.64s' names no backend: use auto, cpu, cuda or cuda:N", origin, spec);
-  /* Known names are short; any other name, however long, is unknown. */
-  if (name_len >= sizeof out->name || !is_known(spec, name_len))
-    return qg_fail(QGEMV_ERR_NO_BACKEND, "%s names unknown backend '%.*s': use auto, cpu, cuda or cuda:N", origin,
-                   (int)(name_len > 64 ? 64 : name_len), spec);
+    return qg_fail(QGEMV_ERR_INVALID_ARG, "%s '%.64s' names no backend: use auto, cpu, or NAME[:N] of a backend that "
+                   "qgemv info lists", origin, spec);
+  /* Backend names are short; a longer name, however long, is unknown.
+   * Whether a short one is known, the registry says. */
+  if (name_len >= sizeof out->name)
+    return qg_fail(QGEMV_ERR_NO_BACKEND, "%s names unknown backend '%.*s': backend names have at most %d characters",
+                   origin, (int)(name_len > 64 ? 64 : name_len), spec, (int)sizeof out->name - 1);
   memcpy(out->name, spec, name_len);
   out->name[name_len] = '\0';
   out->device = -1;

@@ -2,11 +2,14 @@
 #ifndef QG_SPEC_H
 #define QG_SPEC_H
 
+#include <stdbool.h>
+
 #include "qgemv.h"
 
 typedef struct qg_spec {
-  char name[16]; /* "auto", "cpu", "cuda" */
-  int device;    /* -1: not given */
+  char name[16];  /* "auto", "cpu" or a module's name ("cuda"), not yet looked up */
+  int device;     /* -1: not given */
+  bool from_env;  /* the name came from $QGEMV_BACKEND */
 } qg_spec;
 
 /* spec NULL means $QGEMV_BACKEND, then "auto". $QGEMV_DEVICE fills the

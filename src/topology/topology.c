@@ -4,25 +4,32 @@
 #include <stdio.h>
 #include <unistd.h>
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static hwloc_topology_t topo;
-
-static void load(void) {
+/* Loads a topology with `flags`; NULL when hwloc cannot. */
+static hwloc_topology_t load(unsigned long flags) {
   hwloc_topology_t t;
-  if (hwloc_topology_init(&t) != 0) return;
-  /* Only what this process may run on: cgroups, taskset and batch
-   * schedulers shrink the machine; we size threads from what is left. */
-  hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING);
+  if (hwloc_topology_init(&t) != 0) return NULL;
+  hwloc_topology_set_flags(t, flags);
   if (hwloc_topology_load(t) != 0) {
     hwloc_topology_destroy(t);
-    return;
+    return NULL;
   }
-  topo = t;
+  return t;
 }
 
+static pthread_once_t process_once = PTHREAD_ONCE_INIT, machine_once = PTHREAD_ONCE_INIT;
+static hwloc_topology_t process_topo, machine_topo;
+
+static void load_process(void) { process_topo = load(HWLOC_TOPOLOGY_FLAG_RESTRICT_TO_CPUBINDING); }
+static void load_machine(void) { machine_topo = load(0); }
+
 hwloc_topology_t qg_topology(void) {
-  pthread_once(&once, load);
-  return topo;
+  pthread_once(&process_once, load_process);
+  return process_topo;
+}
+
+hwloc_topology_t qg_topology_machine(void) {
+  pthread_once(&machine_once, load_machine);
+  return machine_topo;
 }
 
 int qg_topology_cores(void) {
