@@ -55,16 +55,42 @@ LAB_HD uint32_t nf4_pair(const uint32_t *lut, uint32_t w, uint32_t lane4) {
   return *reinterpret_cast<const uint32_t *>(reinterpret_cast<const char *>(lut) + (off | lane4));
 }
 
+/* The same lookup in a table with 256-byte rows (entry v of lane l at byte
+ * 256 v + 4 l, 64 KB, half of each row unused): one PRMT builds the address
+ * (byte J of w above lane4's byte), so PRMT + LDS per code byte. */
+LAB_HD uint32_t byte_perm(uint32_t x, uint32_t y, uint32_t sel) {
+#ifdef __CUDA_ARCH__
+  return __byte_perm(x, y, sel);
+#else
+  const uint64_t v = (uint64_t)x | ((uint64_t)y << 32);
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) r |= (uint32_t)((v >> (8 * ((sel >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+#endif
+}
+template <int J>
+LAB_HD uint32_t nf4_pair256(const uint32_t *lut, uint32_t w, uint32_t lane4) {
+  const uint32_t off = byte_perm(w, lane4, 0x5504u | (J << 4));
+  return *reinterpret_cast<const uint32_t *>(reinterpret_cast<const char *>(lut) + off);
+}
+
 /* A fragment of step S from the lane's NF4 word of one block (x,y row g;
  * z,w row g+8): bytes 2S, 2S+1 of each row's 8 bytes. */
-template <int S>
+template <int S, int LUT256 = 0>
 LAB_HD void nf4_frag(const uint32_t *lut, uint32_t lane4, const uint4 &u, uint32_t (&a)[4]) {
   constexpr int J = 2 * (S & 1);
   const uint32_t wg = S < 2 ? u.x : u.y, wh = S < 2 ? u.z : u.w;
-  a[0] = nf4_pair<J>(lut, wg, lane4);
-  a[1] = nf4_pair<J>(lut, wh, lane4);
-  a[2] = nf4_pair<J + 1>(lut, wg, lane4);
-  a[3] = nf4_pair<J + 1>(lut, wh, lane4);
+  if (LUT256) {
+    a[0] = nf4_pair256<J>(lut, wg, lane4);
+    a[1] = nf4_pair256<J>(lut, wh, lane4);
+    a[2] = nf4_pair256<J + 1>(lut, wg, lane4);
+    a[3] = nf4_pair256<J + 1>(lut, wh, lane4);
+  } else {
+    a[0] = nf4_pair<J>(lut, wg, lane4);
+    a[1] = nf4_pair<J>(lut, wh, lane4);
+    a[2] = nf4_pair<J + 1>(lut, wg, lane4);
+    a[3] = nf4_pair<J + 1>(lut, wh, lane4);
+  }
 }
 
 /* Pair I (0..7) of a Q2_0 word as fp16x2 (code - 1). Magic 1024: the 10

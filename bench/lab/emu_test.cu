@@ -19,6 +19,17 @@ using namespace lab;
 
 namespace {
 
+/* The 256-byte-row NF4 table (entry v of lane l at byte 256 v + 4 l). */
+const uint32_t *lut256() {
+  static uint32_t t[256 * 64];
+  static bool init = false;
+  if (!init) {
+    for (int i = 0; i < kLutWords; ++i) t[(i >> 5) * 64 + (i & 31)] = nf4_lut_entry(i >> 5);
+    init = true;
+  }
+  return t;
+}
+
 /* The kernel's chunk consumption for one (tile, slice), all 32 lanes. */
 template <int FMT, int XM, int NG>
 void emulate_warp(const std::vector<uint8_t> &lay, const Weight &w, const Acts &x, int64_t m, bool norm,
@@ -33,7 +44,7 @@ void emulate_warp(const std::vector<uint8_t> &lay, const Weight &w, const Acts &
       static uint32_t bw[32][NG][QB][8];
       float pc[32][NG], p0[32][NG], p1[32][NG];
       for (int G = 0; G < NG; ++G) {
-        float v[32][QB][16], amax[32];
+        float v[32][QB][16], amax[32], qb[32];
         for (int lane = 0; lane < 32; ++lane) {
           const int g = lane >> 2, t = lane & 3, col = 8 * G + g;
           const int64_t e0 = kb + 16 * t;
@@ -47,15 +58,21 @@ void emulate_warp(const std::vector<uint8_t> &lay, const Weight &w, const Acts &
             pc[lane][G] = 1.0f;
             continue;
           }
+          qb[lane] = 0.0f;
           if (col < ncols) {
             const int a = col / SPL;
             amax[lane] = stage_load<QB>(&x.xbits[(size_t)(a * k * (x.bf16 ? 2 : 4))], norm ? x.gbits.data() : nullptr,
-                                        x.bf16, x.bf16, e0, v[lane], &ss[lane][G]);
+                                        x.bf16, x.bf16, e0, v[lane], &qb[lane]);
           } else {
             for (int q = 0; q < QB; ++q)
               for (int j = 0; j < 16; ++j) v[lane][q][j] = 0.0f;
           }
         }
+        if (XM != kDirect && norm) /* the block's sum (quad: xor 1, then xor 2), then block order */
+          for (int lane = 0; lane < 32; ++lane) {
+            const int base = lane & ~3;
+            ss[lane][G] += (qb[base] + qb[base + 1]) + (qb[base + 2] + qb[base + 3]);
+          }
         if (XM != kDirect)
           for (int lane = 0; lane < 32; ++lane) {
             const int base = lane & ~3, col = 8 * G + (lane >> 2);
@@ -84,6 +101,15 @@ void emulate_warp(const std::vector<uint8_t> &lay, const Weight &w, const Acts &
               if (s == 1) nf4_frag<1>(lut, 4u * lane, u, a);
               if (s == 2) nf4_frag<2>(lut, 4u * lane, u, a);
               if (s == 3) nf4_frag<3>(lut, 4u * lane, u, a);
+              uint32_t a2[4]; /* the 256-byte-row table gives the same fragment */
+              if (s == 0) nf4_frag<0, 1>(lut256(), 4u * lane, u, a2);
+              if (s == 1) nf4_frag<1, 1>(lut256(), 4u * lane, u, a2);
+              if (s == 2) nf4_frag<2, 1>(lut256(), 4u * lane, u, a2);
+              if (s == 3) nf4_frag<3, 1>(lut256(), 4u * lane, u, a2);
+              if (memcmp(a, a2, sizeof a) != 0) {
+                fprintf(stderr, "LUT256 fragment differs (lane %d step %d)\n", lane, s);
+                exit(1);
+              }
             } else {
               uint4 u;
               memcpy(&u, cb + (blk >> 1) * 512 + lane * 16, 16);
@@ -182,8 +208,7 @@ bool run_case(int64_t n, int64_t k, int64_t m, bool norm, int pattern, int KS) {
           const int col = a * SPL, cg = col >> 3, gq = col & 7;
           float q = 0.0f;
           for (int s = 0; s < KS; ++s) {
-            const float *l = &ssp[s][4 * gq][cg];
-            float e = (l[0] + l[NG]) + (l[2 * NG] + l[3 * NG]);
+            const float e = ssp[s][4 * gq][cg];
             q = s == 0 ? e : q + e;
           }
           tot *= 1.0f / sqrtf(q * (1.0f / (float)k) + 1e-5f);

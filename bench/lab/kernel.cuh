@@ -53,14 +53,43 @@ struct KParams {
   unsigned *sink; /* LOADS/DECODE fold target (never written in practice) */
 };
 
-/* Shared memory of a launch: barriers, then the rings; the combine buffers
- * reuse the ring space once every warp is done with it. */
-__host__ __device__ constexpr int bar_bytes(int W, int S) { return ((W * S * 8 + 127) / 128) * 128; }
-__host__ __device__ constexpr int comb_bytes(int W, int T, int NG) { return W * T * NG * 512 + W * NG * 8 * 4; }
-__host__ __device__ constexpr int smem_bytes(int fmt, int pipe, int W, int S, int T, int NG) {
-  return bar_bytes(W, S) + ((pipe == kREG ? 0 : W * S * T * fmt_chunk_bytes(fmt)) > comb_bytes(W, T, NG)
-                                ? W * S * T * fmt_chunk_bytes(fmt)
-                                : comb_bytes(W, T, NG));
+/* Dynamic shared memory of a launch (byte offsets; host and device agree):
+ *   lut   NF4 256-byte-row table (LUT256 only), 64 KB, first so that its
+ *         address is a constant
+ *   bars  one mbarrier per ring slot and warp
+ *   ring  W warps x S slots x T chunks (TMA and CPA pipes)
+ *   comb  the slice partials (and per-warp norm sums) of one unit
+ *   B     (BS = 1) the B words of every 64-block and column [b][col][t][8],
+ *         2^e [eb][col], norm block sums [eb][col], slice sums [s][col] */
+struct SmemPlan {
+  int lut, bars, ring, comb, sbB, sbP, sbQ, sbS, total;
+};
+__host__ __device__ constexpr int round_up(int v, int a) { return (v + a - 1) / a * a; }
+__host__ __device__ inline SmemPlan smem_plan(int fmt, int pipe, int lut256, int bs, int W, int S, int T, int NG,
+                                              int64_t k, int ncols, int KS) {
+  SmemPlan p{};
+  int off = 0;
+  p.lut = off;
+  if (fmt == kNF4 && lut256) off += 256 * 256;
+  p.bars = off;
+  off += round_up(W * S * 8, 128);
+  p.ring = off;
+  if (pipe != kREG) off += W * S * T * fmt_chunk_bytes(fmt);
+  p.comb = off;
+  off += W * T * NG * 512 + W * NG * 8 * 4;
+  p.sbB = p.sbP = p.sbQ = p.sbS = off;
+  if (bs) {
+    const int nb = (int)(k / 64), neb = (int)(k / fmt_bk(fmt));
+    off += nb * ncols * 128;
+    p.sbP = off;
+    off += round_up(neb * ncols * 4, 16);
+    p.sbQ = off;
+    off += round_up(neb * ncols * 4, 16);
+    p.sbS = off;
+    off += round_up(KS * ncols * 4, 16);
+  }
+  p.total = off;
+  return p;
 }
 
 __device__ __forceinline__ uint2 ld8_na(const void *p) {
@@ -133,13 +162,20 @@ LAB_UNROLL
   }
 }
 
+/* B words of one 64-block and column in the staged buffer (BS = 1). */
+__device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col, int t) {
+  return sbB + ((size_t)(blk * ncols + col) * 4 + t) * 32;
+}
+
 /* The per-warp state that the chunk loop needs. */
-template <int FMT, int XM, int NG, int T, int MODE>
+template <int FMT, int XM, int NG, int T, int MODE, int BS, int LUT>
 struct WarpCtx {
   static constexpr int BK = fmt_bk(FMT), QB = BK / 64, NEB = fmt_kc(FMT) / BK, SPL = xmode_splits(XM);
   int lane, g, t;
   uint32_t lane4;
   const uint32_t *lut;
+  char *sbB;
+  const float *sbP;
   float acc[T][NG][4];
   float ss[NG];
   uint32_t sink;
@@ -168,7 +204,9 @@ LAB_UNROLL
       const int64_t kb = kc0 + eb * BK;
       uint32_t bw[NG][QB][8];
       float p0[NG], p1[NG];
-      if (MODE == kFull) {
+      if (MODE == kFull && BS) {
+        load_b_smem(p, (int)(kb / BK), bw, p0, p1);
+      } else if (MODE == kFull) {
         stage_b(p, kb, bw, p0, p1);
       } else {
 LAB_UNROLL
@@ -222,10 +260,10 @@ LAB_UNROLL
     for (int s = 0; s < 4; ++s) {
       uint32_t a[4];
       if (FMT == kNF4) {
-        if (s == 0) nf4_frag<0>(lut, lane4, u, a);
-        if (s == 1) nf4_frag<1>(lut, lane4, u, a);
-        if (s == 2) nf4_frag<2>(lut, lane4, u, a);
-        if (s == 3) nf4_frag<3>(lut, lane4, u, a);
+        if (s == 0) nf4_frag<0, LUT>(lut, lane4, u, a);
+        if (s == 1) nf4_frag<1, LUT>(lut, lane4, u, a);
+        if (s == 2) nf4_frag<2, LUT>(lut, lane4, u, a);
+        if (s == 3) nf4_frag<3, LUT>(lut, lane4, u, a);
       } else {
         if (s == 0) q2_frag<XM == kDirect, 0>(wg, wh, a);
         if (s == 1) q2_frag<XM == kDirect, 1>(wg, wh, a);
@@ -246,8 +284,35 @@ LAB_UNROLL
     }
   }
 
-  /* B words of the lane's columns for the scale block at kb, and the 2^e of
-   * the lane's two output columns (2t, 2t+1) of each group. */
+  /* BS = 1: the lane's B words and 2^e from the CTA's staged buffer. */
+  __device__ __forceinline__ void load_b_smem(const KParams &p, int eb, uint32_t (&bw)[NG][QB][8], float (&p0)[NG],
+                                              float (&p1)[NG]) {
+LAB_UNROLL
+    for (int G = 0; G < NG; ++G) {
+      const int col = 8 * G + g;
+LAB_UNROLL
+      for (int q = 0; q < QB; ++q) {
+        uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
+        if (col < p.ncols) {
+          const char *src = sb_words(sbB, eb * QB + q, p.ncols, col, t);
+          lo = *reinterpret_cast<const uint4 *>(src);
+          hi = *reinterpret_cast<const uint4 *>(src + 16);
+        }
+        bw[G][q][0] = lo.x, bw[G][q][1] = lo.y, bw[G][q][2] = lo.z, bw[G][q][3] = lo.w;
+        bw[G][q][4] = hi.x, bw[G][q][5] = hi.y, bw[G][q][6] = hi.z, bw[G][q][7] = hi.w;
+      }
+      if (XM == kDirect) {
+        p0[G] = p1[G] = 1.0f;
+      } else {
+        const int c0 = 8 * G + 2 * t;
+        p0[G] = c0 < p.ncols ? sbP[eb * p.ncols + c0] : 0.0f;
+        p1[G] = c0 + 1 < p.ncols ? sbP[eb * p.ncols + c0 + 1] : 0.0f;
+      }
+    }
+  }
+
+  /* BS = 0: B words of the lane's columns for the scale block at kb, built
+   * here from x, and the 2^e of the lane's two output columns (2t, 2t+1). */
   __device__ __forceinline__ void stage_b(const KParams &p, int64_t kb, uint32_t (&bw)[NG][QB][8], float (&p0)[NG],
                                           float (&p1)[NG]) {
     const int64_t e0 = kb + 16 * t;
@@ -268,10 +333,10 @@ LAB_UNROLL
       }
       const int a = col / SPL;
       float v[QB][16];
-      float amax = 0.0f;
+      float amax = 0.0f, qb = 0.0f;
       if (col < p.ncols) {
         amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)a * p.k * (p.x_bf16 ? 2 : 4), p.gamma,
-                              p.x_bf16, p.g_bf16, e0, v, &ss[G]);
+                              p.x_bf16, p.g_bf16, e0, v, &qb);
       } else {
 LAB_UNROLL
         for (int q = 0; q < QB; ++q)
@@ -280,6 +345,11 @@ LAB_UNROLL
       }
       amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
       amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+      if (p.gamma != nullptr) { /* the block's sum of squares, then block order */
+        qb += __shfl_xor_sync(0xffffffffu, qb, 1);
+        qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+        ss[G] += qb;
+      }
       const float pc = stage_pack<SPL, QB>(v, amax, col % SPL, bw[G]);
       p0[G] = __shfl_sync(0xffffffffu, pc, 8 * t);
       p1[G] = __shfl_sync(0xffffffffu, pc, 8 * t + 4);
@@ -287,41 +357,129 @@ LAB_UNROLL
   }
 };
 
-template <int FMT, int XM, int NG, int T, int PIPE, int MODE>
+/* BS = 1: the whole CTA builds B for all of k once (before any unit): the
+ * same functions as stage_b, one thread per (scale block, column, t), so the
+ * words, 2^e and block sums of squares are the same bits; then one thread
+ * per (slice, column) adds the block sums of its slice in block order. */
+template <int FMT, int XM>
+__device__ __forceinline__ void stage_all(const KParams &p, char *sbB, float *sbP, float *sbQ, float *sbS) {
+  constexpr int BK = fmt_bk(FMT), QB = BK / 64, SPL = xmode_splits(XM), NEB = fmt_kc(FMT) / BK;
+  const int neb = (int)(p.k / BK), units = p.ncols * neb * 4;
+  for (int base = 0; base < units; base += blockDim.x) {
+    const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, col = cu % p.ncols, eb = cu / p.ncols;
+    const bool act = u < units;
+    const int64_t e0 = (int64_t)eb * BK + 16 * t;
+    uint32_t w[QB][8];
+    if (XM == kDirect) {
+      if (act) stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)col * p.k * 2, e0, w);
+    } else {
+      float v[QB][16], amax = 0.0f, qb = 0.0f;
+      if (act) {
+        amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4),
+                              p.gamma, p.x_bf16, p.g_bf16, e0, v, &qb);
+      } else {
+LAB_UNROLL
+        for (int q = 0; q < QB; ++q)
+LAB_UNROLL
+          for (int j = 0; j < 16; ++j) v[q][j] = 0.0f;
+      }
+      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+      if (p.gamma != nullptr) {
+        qb += __shfl_xor_sync(0xffffffffu, qb, 1);
+        qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+        if (act && t == 0) sbQ[eb * p.ncols + col] = qb;
+      }
+      const float pc = stage_pack<SPL, QB>(v, amax, col % SPL, w);
+      if (act && t == 0) sbP[eb * p.ncols + col] = pc;
+    }
+    if (act) {
+LAB_UNROLL
+      for (int q = 0; q < QB; ++q) {
+        char *dst = sb_words(sbB, eb * QB + q, p.ncols, col, t);
+        *reinterpret_cast<uint4 *>(dst) = make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
+        *reinterpret_cast<uint4 *>(dst + 16) = make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
+      }
+    }
+  }
+  if (XM == kDirect || p.gamma == nullptr) return;
+  __syncthreads();
+  for (int i = threadIdx.x; i < p.KS * p.ncols; i += blockDim.x) {
+    const int s = i / p.ncols, col = i % p.ncols;
+    const int b0 = (int)((int64_t)s * p.nch / p.KS) * NEB, b1 = (int)((int64_t)(s + 1) * p.nch / p.KS) * NEB;
+    float q = 0.0f;
+    for (int b = b0; b < b1; ++b) q += sbQ[b * p.ncols + col];
+    sbS[i] = q;
+  }
+}
+
+template <int FMT, int XM, int NG, int T, int PIPE, int MODE, int BS, int LUT>
 __global__ void __launch_bounds__(512, 1) qmv(const KParams p) {
   constexpr int CH = fmt_chunk_bytes(FMT), KC = fmt_kc(FMT), SPL = xmode_splits(XM);
   extern __shared__ __align__(128) char smem[];
   const int W = blockDim.x >> 5, w = threadIdx.x >> 5;
   const int gi = w / p.KS, sl = w % p.KS, S = p.S;
+  const SmemPlan sp = smem_plan(FMT, PIPE, LUT, BS, W, S, T, NG, p.k, p.ncols, p.KS);
 
-  WarpCtx<FMT, XM, NG, T, MODE> cx;
+  WarpCtx<FMT, XM, NG, T, MODE, BS, LUT> cx;
   cx.lane = threadIdx.x & 31;
   cx.g = cx.lane >> 2;
   cx.t = cx.lane & 3;
   cx.lane4 = 4u * cx.lane;
   cx.sink = 0;
   cx.lut = nullptr;
-  if constexpr (FMT == kNF4) {
+  cx.sbB = smem + sp.sbB;
+  cx.sbP = reinterpret_cast<const float *>(smem + sp.sbP);
+  if constexpr (FMT == kNF4 && MODE >= kDecode && LUT == 0) {
     __shared__ uint32_t lut_s[kLutWords];
     for (int i = threadIdx.x; i < kLutWords; i += blockDim.x) lut_s[i] = nf4_lut_entry(i >> 5);
     cx.lut = lut_s;
   }
-  const uint32_t bars = smem_addr(smem) + w * S * 8;
-  char *ring = smem + bar_bytes(W, S) + (size_t)w * S * T * CH;
+  if constexpr (FMT == kNF4 && MODE >= kDecode && LUT == 1) {
+    uint32_t *lut = reinterpret_cast<uint32_t *>(smem + sp.lut);
+    for (int i = threadIdx.x; i < kLutWords; i += blockDim.x) lut[(i >> 5) * 64 + (i & 31)] = nf4_lut_entry(i >> 5);
+    cx.lut = lut;
+  }
+  const uint32_t bars = smem_addr(smem + sp.bars) + w * S * 8;
+  char *ring = smem + sp.ring + (size_t)w * S * T * CH;
   const uint32_t ring_s = smem_addr(ring);
   if (PIPE == kTMA && cx.lane == 0) {
     for (int s = 0; s < S; ++s) mbar_init(bars + 8 * s, 1);
     fence_mbar_init();
   }
+  if (BS && MODE == kFull)
+    stage_all<FMT, XM>(p, smem + sp.sbB, reinterpret_cast<float *>(smem + sp.sbP),
+                       reinterpret_cast<float *>(smem + sp.sbQ), reinterpret_cast<float *>(smem + sp.sbS));
   __syncthreads();
 
   const int c0 = (int)((int64_t)sl * p.nch / p.KS), c1 = (int)((int64_t)(sl + 1) * p.nch / p.KS);
   const int nloc = c1 - c0;
-  uint32_t seq = 0; /* stages used so far by this warp (ring slot and phase) */
+  /* The units of this CTA; the warp's valid ones come first (rg grows). */
+  const int iters = blockIdx.x < p.units ? (p.units - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  int nvalid = 0;
+  while (nvalid < iters && (blockIdx.x + nvalid * gridDim.x) * p.G + gi < p.rowgroups) ++nvalid;
+  /* Ring pipes: one stream of chunks over all the warp's units, so the
+   * ring keeps filling across unit ends (stage j -> slot j % S). */
+  const int total = nvalid * nloc;
+  auto src_of = [&](int j, const uint8_t *(&src)[T]) {
+    const int it = j / nloc, i = j - it * nloc;
+    const int rg = (blockIdx.x + it * gridDim.x) * p.G + gi;
+LAB_UNROLL
+    for (int tt = 0; tt < T; ++tt) src[tt] = p.w + ((int64_t)(rg * T + tt) * p.nch + c0 + i) * CH;
+  };
+  if (PIPE != kREG) {
+    for (int j = 0; j < S; ++j) {
+      if (j < total && (PIPE == kCPA || cx.lane == 0)) {
+        const uint8_t *src[T];
+        src_of(j, src);
+        issue_stage<FMT, T, PIPE>(src, 0, j % S, ring_s, bars, cx.lane);
+      }
+      if (PIPE == kCPA) cp_async_commit();
+    }
+  }
 
-  for (int u = blockIdx.x; u < p.units; u += gridDim.x) {
-    const int rg = u * p.G + gi;
-    const bool valid = rg < p.rowgroups;
+  for (int it = 0; it < iters; ++it) {
+    const int u = blockIdx.x + it * gridDim.x;
 LAB_UNROLL
     for (int tt = 0; tt < T; ++tt)
 LAB_UNROLL
@@ -329,11 +487,10 @@ LAB_UNROLL
 LAB_UNROLL
     for (int G = 0; G < NG; ++G) cx.ss[G] = 0.0f;
 
-    if (valid) {
-      const uint8_t *src[T];
-LAB_UNROLL
-      for (int tt = 0; tt < T; ++tt) src[tt] = p.w + ((int64_t)(rg * T + tt) * p.nch + c0) * CH;
+    if (it < nvalid) {
       if (PIPE == kREG) {
+        const uint8_t *src[T];
+        src_of(it * nloc, src);
         uint4 cur[T][6], nxt[T][6];
         reg_load<FMT, T>(src, 0, cx.lane, cx.g, nxt);
         for (int i = 0; i < nloc; ++i) {
@@ -346,13 +503,9 @@ LAB_UNROLL
           cx.chunk(p, v, (int64_t)(c0 + i) * KC);
         }
       } else {
-        for (int j = 0; j < S; ++j) {
-          if (j < nloc && (PIPE == kCPA || cx.lane == 0))
-            issue_stage<FMT, T, PIPE>(src, j, (seq + j) % S, ring_s, bars, cx.lane);
-          if (PIPE == kCPA) cp_async_commit();
-        }
         for (int i = 0; i < nloc; ++i) {
-          const uint32_t q = seq + i, slot = q % S;
+          const int q = it * nloc + i;
+          const uint32_t slot = q % S;
           if (PIPE == kTMA)
             mbar_wait(bars + 8 * slot, (q / S) & 1u, p.err);
           else
@@ -361,39 +514,35 @@ LAB_UNROLL
           const ViewSmem<FMT, T> v{ring + slot * T * CH, cx.lane * 16, cx.g};
           cx.chunk(p, v, (int64_t)(c0 + i) * KC);
           __syncwarp();
-          if (i + S < nloc) {
+          if (q + S < total) {
+            const uint8_t *src[T];
+            src_of(q + S, src);
             if (PIPE == kTMA && cx.lane == 0) {
               fence_proxy_async();
-              issue_stage<FMT, T, PIPE>(src, i + S, slot, ring_s, bars, cx.lane);
+              issue_stage<FMT, T, PIPE>(src, 0, slot, ring_s, bars, cx.lane);
             }
-            if (PIPE == kCPA) issue_stage<FMT, T, PIPE>(src, i + S, slot, ring_s, bars, cx.lane);
+            if (PIPE == kCPA) issue_stage<FMT, T, PIPE>(src, 0, slot, ring_s, bars, cx.lane);
           }
           if (PIPE == kCPA) cp_async_commit();
         }
-        if (PIPE == kCPA) cp_async_wait<0>();
-        seq += nloc;
       }
     }
 
     if (MODE < kMath) continue;
     /* Combine: slice partials in slice order, splits in split order. */
-    __syncthreads();
-    float4 *part = reinterpret_cast<float4 *>(smem + bar_bytes(W, S));
+    float4 *part = reinterpret_cast<float4 *>(smem + sp.comb);
     float *ssb = reinterpret_cast<float *>(part + W * T * NG * 32);
+    __syncthreads(); /* the previous unit's output is read */
 LAB_UNROLL
     for (int tt = 0; tt < T; ++tt)
 LAB_UNROLL
       for (int G = 0; G < NG; ++G)
         part[((w * T + tt) * NG + G) * 32 + cx.lane] =
             make_float4(cx.acc[tt][G][0], cx.acc[tt][G][1], cx.acc[tt][G][2], cx.acc[tt][G][3]);
-    if (p.gamma != nullptr) {
+    if (!BS && p.gamma != nullptr) {
 LAB_UNROLL
-      for (int G = 0; G < NG; ++G) {
-        float q = cx.ss[G];
-        q += __shfl_xor_sync(0xffffffffu, q, 1);
-        q += __shfl_xor_sync(0xffffffffu, q, 2);
-        if (cx.t == 0) ssb[w * NG * 8 + G * 8 + cx.g] = q;
-      }
+      for (int G = 0; G < NG; ++G)
+        if (cx.t == 0) ssb[w * NG * 8 + G * 8 + cx.g] = cx.ss[G];
     }
     __syncthreads();
     const int ru = p.G * T * 16;
@@ -405,8 +554,8 @@ LAB_UNROLL
       const int64_t row = ((int64_t)org * T + tt) * 16 + r;
       float tot = 0.0f;
 LAB_UNROLL
-      for (int sp = 0; sp < SPL; ++sp) {
-        const int col = a * SPL + sp, cg = col >> 3, j = col & 7;
+      for (int spl = 0; spl < SPL; ++spl) {
+        const int col = a * SPL + spl, cg = col >> 3, j = col & 7;
         const int ln = (r & 7) * 4 + (j >> 1), ri = (r >> 3) * 2 + (j & 1);
         float v = 0.0f;
         for (int s = 0; s < p.KS; ++s) {
@@ -414,12 +563,13 @@ LAB_UNROLL
           const float e = ri == 0 ? f.x : ri == 1 ? f.y : ri == 2 ? f.z : f.w;
           v = s == 0 ? e : v + e;
         }
-        tot = sp == 0 ? v : tot + v;
+        tot = spl == 0 ? v : tot + v;
       }
       if (p.gamma != nullptr) {
         float q = 0.0f;
         for (int s = 0; s < p.KS; ++s) {
-          const float e = ssb[(ogi * p.KS + s) * NG * 8 + a * SPL];
+          const float e = BS ? reinterpret_cast<const float *>(smem + sp.sbS)[s * p.ncols + a * SPL]
+                             : ssb[(ogi * p.KS + s) * NG * 8 + a * SPL];
           q = s == 0 ? e : q + e;
         }
         tot *= 1.0f / sqrtf(q * p.inv_k + p.eps);
@@ -429,8 +579,8 @@ LAB_UNROLL
       else
         static_cast<float *>(p.y)[(int64_t)a * p.n + row] = tot;
     }
-    __syncthreads();
   }
+  if (PIPE == kCPA) cp_async_wait<0>();
   if (MODE < kMath && cx.sink == 0x9e3779b9u) atomicOr(p.sink, cx.sink);
 }
 

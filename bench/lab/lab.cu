@@ -41,8 +41,8 @@ const char *pipe_name(int p) { return p == kTMA ? "tma" : p == kCPA ? "cpa" : "r
 const char *mode_name(int m) { return m == kLoads ? "loads" : m == kDecode ? "decode" : m == kMath ? "math" : "full"; }
 std::string entry_name(const KernelEntry &e) {
   char b[128];
-  snprintf(b, sizeof b, "%s/%s/ng%d/t%d/%s/%s", fmt_name(e.fmt), xmode_name(e.xm), e.ng, e.t, pipe_name(e.pipe),
-           mode_name(e.mode));
+  snprintf(b, sizeof b, "%s/%s/ng%d/t%d/%s/%s/%s%s", fmt_name(e.fmt), xmode_name(e.xm), e.ng, e.t, pipe_name(e.pipe),
+           e.bs ? "bsmem" : "bwarp", mode_name(e.mode), e.lut ? "/lut256" : "");
   return b;
 }
 
@@ -136,9 +136,11 @@ struct Lab {
     register_q2g128(ents);
   }
 
-  const KernelEntry *find(int f, int xm, int ng, int t, int pipe, int mode) const {
+  const KernelEntry *find(int f, int xm, int ng, int t, int pipe, int mode, int bs = 0, int lut = 0) const {
     for (const auto &e : ents)
-      if (e.fmt == f && e.xm == xm && e.ng == ng && e.t == t && e.pipe == pipe && e.mode == mode) return &e;
+      if (e.fmt == f && e.xm == xm && e.ng == ng && e.t == t && e.pipe == pipe && e.mode == mode && e.bs == bs &&
+          e.lut == lut)
+        return &e;
     return nullptr;
   }
 
@@ -186,14 +188,16 @@ struct Lab {
                (with_norm ? "norm" : "");
   }
 
-  LaunchInfo prepare(const KernelEntry &e, const Geom &g) {
+  LaunchInfo prepare(const KernelEntry &e, const Geom &g, int m) {
     LaunchInfo li;
     const int W = g.G * g.KS, nch = (int)(sh.k / fmt_kc(e.fmt)), tiles = (int)(sh.n / 16);
     if (W < 1 || W > 16) return li.why = "warps per CTA", li;
     if (g.KS > nch) return li.why = "KS > chunks", li;
     if (tiles % e.t) return li.why = "tiles % T", li;
     const int S = e.pipe == kREG ? 1 : g.S;
-    li.smem = (size_t)smem_bytes(e.fmt, e.pipe, W, S, e.t, e.ng);
+    li.smem = (size_t)smem_plan(e.fmt, e.pipe, e.lut, e.bs && e.mode == kFull, W, S, e.t, e.ng, sh.k,
+                                m * xmode_splits(e.xm), g.KS)
+                  .total;
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, e.fn));
     li.regs = fa.numRegs;
@@ -265,7 +269,7 @@ struct Lab {
     r.m = m;
     r.mode = e.mode;
     r.norm = norm;
-    r.li = prepare(e, g);
+    r.li = prepare(e, g, m);
     if (!r.li.ok) return r;
     const size_t xs = acts.bf16 ? 2 : 4, ys = xs;
     r.bytes = (double)wbytes + (e.mode == kFull || e.mode == kMath ? (double)m * sh.k * xs + (double)m * sh.n * ys +
@@ -297,6 +301,7 @@ struct Lab {
           CK(cudaMemsetAsync(d_y1, 0xff, (size_t)sh.n * ys, st));
           launch(e, r.li, params(e, g, r.li, 1, static_cast<const char *>(d_x) + (size_t)a * sh.k * xs, d_y1,
                                  copies[0]));
+          CK(cudaStreamSynchronize(st)); /* st does not synchronize with the legacy stream's copy */
           std::vector<uint8_t> y1((size_t)sh.n * ys);
           CK(cudaMemcpy(y1.data(), d_y1, y1.size(), cudaMemcpyDeviceToHost));
           if (memcmp(y1.data(), y.data() + (size_t)a * sh.n * ys, y1.size()) != 0) r.batch_ident = 0;
@@ -346,7 +351,10 @@ struct Lab {
     fflush(stdout);
   }
 
-  /* The m = 1 sweep candidates of (fmt, xm) on the current shape. */
+  /* The m = 1 sweep candidates of (fmt, xm) on the current shape: every
+   * FULL one-group entry x KS in {ksa, 2 ksa} (ksa: the fewest slices that
+   * give >= 8 warps of work per SM) x W in {8, 16} warps x S; persistent
+   * grids. Candidates that do not fit the device are skipped by run(). */
   std::vector<std::pair<const KernelEntry *, Geom>> candidates(int xm) {
     std::vector<std::pair<const KernelEntry *, Geom>> c;
     const int tiles = (int)(sh.n / 16), nch = (int)(sh.k / fmt_kc(fmt));
@@ -361,8 +369,8 @@ struct Lab {
         for (int W : {8, 16}) {
           if (W < ks) continue;
           std::vector<int> Ss;
-          if (e.pipe == kTMA) Ss = e.t == 4 ? std::vector<int>{2} : std::vector<int>{2, 4};
-          if (e.pipe == kCPA) Ss = {4};
+          if (e.pipe == kTMA) Ss = {2, 4};
+          if (e.pipe == kCPA) Ss = {3};
           if (e.pipe == kREG) Ss = {1};
           if (o.quick) Ss.resize(1);
           for (int S : Ss) c.push_back({&e, Geom{W / ks, ks, S, true}});
@@ -370,6 +378,26 @@ struct Lab {
       }
     }
     return c;
+  }
+
+  /* LOADS-only geometry sweep: which ring geometry reads the weights at
+   * the probe's rate (no decode, no math, same bytes and pattern). */
+  void loads_sweep(int xm) {
+    const int tiles = (int)(sh.n / 16), nch = (int)(sh.k / fmt_kc(fmt));
+    for (const auto &e : ents) {
+      if (e.fmt != fmt || e.xm != xm || e.mode != kLoads) continue;
+      for (int ks : {1, 2, 4, 8, 16}) {
+        if (ks > nch || (int64_t)(tiles / e.t) * ks < 2 * sms) continue;
+        for (int W : {4, 8, 16}) {
+          if (W < ks) continue;
+          for (int S : {2, 3, 4, 6, 8}) {
+            if (e.pipe == kREG && S != 2) continue;
+            if (e.pipe == kCPA && S > 6) continue;
+            run("loads", e, Geom{W / ks, ks, S, true}, 1, nullptr, true, false, "normal");
+          }
+        }
+      }
+    }
   }
 
   /* Batched (and subtractive) geometry from an m = 1 winner: same rows per
@@ -428,7 +456,7 @@ void Lab::sweep_format() {
     const KernelEntry *s2e = nullptr; /* the f32 (two-term) winner, for the norm rows */
     Geom s2g{};
     for (int bf : {0, 1}) {
-      const int xm = bf ? (fmt == kNF4 ? kS1 : kDirect) : kS2;
+      const int xm = bf ? (fmt == kNF4 ? kS1 : kDirect) : kS2, main_xm = fmt == kNF4 ? kS2 : kDirect;
       set_acts(16, bf, kNormal, false);
       const Ref ref = reference(w, acts, 16, false, 1e-5f, rows);
       /* m = 1 sweep */
@@ -446,22 +474,27 @@ void Lab::sweep_format() {
       if (!bf) s2e = be, s2g = bg;
       /* the same winner on a plain grid (no persistent loop) */
       run("grid", *be, Geom{bg.G, bg.KS, bg.S, false}, 1, &ref, true, false, "normal");
-      /* batched: same KS (so the same bits), T = 1 and 2 */
+      /* batched: the winner's KS (so the same bits); B per CTA where it
+       * fits, else per warp; T = 1, 2 */
       for (int m : {8, 16})
-        for (int t : {1, 2}) {
-          const KernelEntry *e = find(fmt, xm, ng_for(xm, m), t, kTMA, kFull);
-          if (e) run("batched", *e, translate(bg, be->t, t), m, &ref, true, true, "normal");
-        }
-      /* subtractive, main activation mode: TMA loads/decode/math/full, and
-       * loads only through the other pipes; T = 2, the winner's KS */
-      if (xm == (fmt == kNF4 ? kS2 : kDirect)) {
-        const Geom g = translate(bg, be->t, 2);
-        for (int pipe : {kTMA, kCPA, kREG})
-          for (int mode : {kLoads, kDecode, kMath, kFull}) {
-            if (pipe != kTMA && mode != kLoads) continue;
-            const KernelEntry *e = find(fmt, xm, 1, 2, pipe, mode);
-            if (e) run("sub", *e, g, 1, mode == kFull ? &ref : nullptr, true, false, "normal");
+        for (int t : {1, 2})
+          for (int bs : {1, 0}) {
+            const KernelEntry *e = find(fmt, xm, ng_for(xm, m), t, kTMA, kFull, bs, bs ? be->lut : 0);
+            if (e) run("batched", *e, translate(bg, be->t, t), m, &ref, true, true, "normal");
           }
+      /* subtractive, main activation mode: loads / +decode / +math / full
+       * at the winner's KS, T = 2, B staged per CTA */
+      if (xm == main_xm) {
+        const Geom g = translate(bg, be->t, 2);
+        for (const auto &e : ents)
+          if (e.fmt == fmt && e.xm == xm && e.t == 2 && e.ng == 1 &&
+              ((e.mode == kLoads) || ((e.mode == kDecode || e.mode == kMath) && e.bs)))
+            run("sub", e, g, 1, nullptr, true, false, "normal");
+        const KernelEntry *f2 = find(fmt, xm, 1, 2, kTMA, kFull, 1, 0);
+        if (f2) run("sub", *f2, g, 1, &ref, true, false, "normal");
+        const KernelEntry *f3 = find(fmt, xm, 1, 2, kTMA, kFull, 1, 1);
+        if (f3) run("sub", *f3, g, 1, &ref, true, false, "normal");
+        if (s.n == 28672 || (s.n == 4096 && s.k == 4096)) loads_sweep(xm);
       }
       /* adversarial activations: check only */
       for (int pat : {kAdversarial, kExtreme}) {
@@ -474,7 +507,7 @@ void Lab::sweep_format() {
         set_acts(16, bf, kNormal, true);
         const Ref rn = reference(w, acts, 8, true, 1e-5f, rows);
         run("norm", *s2e, s2g, 1, &rn, true, false, "normal");
-        const KernelEntry *e8 = find(fmt, kS2, ng_for(kS2, 8), std::min(s2e->t, 2), kTMA, kFull);
+        const KernelEntry *e8 = find(fmt, kS2, ng_for(kS2, 8), std::min(s2e->t, 2), kTMA, kFull, 0, 0);
         if (e8 && !bf) run("norm", *e8, translate(s2g, s2e->t, e8->t), 8, &rn, true, true, "normal");
       }
     }
@@ -483,7 +516,7 @@ void Lab::sweep_format() {
 }
 
 void Lab::only(const std::string &spec) {
-  int f = 0, xm = 0, ng = 1, t = 1, pipe = 0, mode = kFull, m = 1, xbf = 0, nrm = 0;
+  int f = 0, xm = 0, ng = 1, t = 1, pipe = 0, mode = kFull, m = 1, xbf = 0, nrm = 0, bs = 0, lut = 0;
   Geom g{1, 1, 2, true};
   long long n = 0, k = 0;
   for (size_t pos = 0; pos < spec.size();) {
@@ -508,9 +541,11 @@ void Lab::only(const std::string &spec) {
     if (key == "persist") g.persist = v != 0;
     if (key == "xbf16") xbf = (int)v;
     if (key == "norm") nrm = (int)v;
+    if (key == "bs") bs = (int)v;
+    if (key == "lut") lut = (int)v;
     pos = end + 1;
   }
-  const KernelEntry *e = find(f, xm, ng, t, pipe, mode);
+  const KernelEntry *e = find(f, xm, ng, t, pipe, mode, bs, lut);
   if (!e) {
     fprintf(stderr, "lab: no such kernel in '%s'\n", spec.c_str());
     exit(2);
@@ -518,7 +553,7 @@ void Lab::only(const std::string &spec) {
   o.rot_bytes = 0;
   load_weight({n, k}, f, 1);
   set_acts(16, xbf != 0, kNormal, nrm != 0);
-  const LaunchInfo li = prepare(*e, g);
+  const LaunchInfo li = prepare(*e, g, m);
   if (!li.ok) {
     fprintf(stderr, "lab: %s does not launch: %s\n", spec.c_str(), li.why.c_str());
     exit(2);
@@ -621,7 +656,8 @@ void Lab::summary(FILE *f) const {
       if (r.xv_ident == 0) xv_bad++;
       if (r.pattern == "adversarial") adv_ok = r.pass;
       if (r.pattern == "extreme") ext_ok = r.pass;
-      if (r.mode != kFull || r.pattern != "normal" || !r.pass || r.us <= 0 || r.group == "sub") continue;
+      if (r.mode != kFull || r.pattern != "normal" || !r.pass || r.us <= 0 || r.group == "sub" || r.group == "loads")
+        continue;
       const Rec **slot = r.norm ? (r.m == 1 ? &nm1 : nullptr) : r.m == 1 ? &b1 : r.m == 8 ? &b8 : &b16;
       if (slot && (!*slot || r.us < (*slot)->us)) *slot = &r;
     }
@@ -629,7 +665,7 @@ void Lab::summary(FILE *f) const {
       fprintf(f, "%-24s no passing m=1 variant\n", k.c_str());
       continue;
     }
-    fprintf(f, "%-24s %7.2f us %5.0f GB/s %5.1f%%  %-24s %-18s m8 %s m16 %s", k.c_str(), b1->us, b1->gbs, b1->pct,
+    fprintf(f, "%-24s %7.2f us %5.0f GB/s %5.1f%%  %-32s %-18s m8 %s m16 %s", k.c_str(), b1->us, b1->gbs, b1->pct,
             b1->kernel.substr(b1->kernel.find('/') + 1).c_str(), b1->geom.c_str(),
             b8 ? (std::to_string(b8->us / b1->us).substr(0, 4) + "x").c_str() : "-",
             b16 ? (std::to_string(b16->us / b1->us).substr(0, 4) + "x").c_str() : "-");
@@ -638,17 +674,27 @@ void Lab::summary(FILE *f) const {
             xv_bad ? " XV-DIFF" : "", adv_ok < 0 ? "-" : adv_ok ? "ok" : "FAIL", ext_ok < 0 ? "-" : ext_ok ? "ok" : "FAIL");
   }
   for (const Rec &r : recs)
-    if (r.group == "sub" && r.shape == "28672x8192")
-      fprintf(f, "  sub %-11s %-26s %-20s %7.2f us %5.1f%%\n", r.shape.c_str(), r.kernel.c_str(), r.geom.c_str(),
+    if (r.group == "sub" && r.shape == "28672x8192" && r.li.ok)
+      fprintf(f, "  sub %-11s %-40s %-20s %7.2f us %5.1f%%\n", r.shape.c_str(), r.kernel.c_str(), r.geom.c_str(),
               r.us, r.pct);
+  for (const char *shp : {"28672x8192", "4096x4096"}) {
+    const Rec *bl = nullptr;
+    for (const Rec &r : recs)
+      if (r.group == "loads" && r.shape == shp && r.li.ok && (!bl || r.us < bl->us)) bl = &r;
+    if (bl)
+      fprintf(f, "  best loads-only %-11s %-40s %-20s %7.2f us %5.1f%%\n", bl->shape.c_str(), bl->kernel.c_str(),
+              bl->geom.c_str(), bl->us, bl->pct);
+  }
 }
 
 void Lab::ncu_targets() const {
   if (o.ncu_file.empty()) return;
+  /* the best and the worst passing m = 1 variant of the main activation
+   * dtype at 28672x8192 (NF4: f32 x; Q2_0: bf16 x) */
   const Rec *best = nullptr, *worst = nullptr;
   for (const Rec &r : recs) {
     if (r.shape != "28672x8192" || r.m != 1 || r.mode != kFull || !r.pass || r.norm || r.pattern != "normal") continue;
-    if (r.xdtype != (fmt == kNF4 ? "f32" : "bf16")) continue;
+    if (r.xdtype != (fmt == kNF4 ? "f32" : "bf16") || r.group != "sweep") continue;
     if (!best || r.us < best->us) best = &r;
     if (!worst || r.us > worst->us) worst = &r;
   }
@@ -658,17 +704,18 @@ void Lab::ncu_targets() const {
     return;
   }
   for (const Rec *r : {best, worst}) {
-    int ng, t;
-    char xm[16], pipe[16], mode[16], fm[16];
-    sscanf(r->kernel.c_str(), "%15[^/]/%15[^/]/ng%d/t%d/%15[^/]/%15s", fm, xm, &ng, &t, pipe, mode);
+    const KernelEntry *e = nullptr;
+    for (const auto &x : ents)
+      if (entry_name(x) == r->kernel) e = &x;
     int G, KS, S;
     char pers[16];
     sscanf(r->geom.c_str(), "G%d KS%d S%d %15s", &G, &KS, &S, pers);
-    const int xmi = !strcmp(xm, "direct") ? kDirect : !strcmp(xm, "s1") ? kS1 : kS2;
-    const int pi = !strcmp(pipe, "tma") ? kTMA : !strcmp(pipe, "cpa") ? kCPA : kREG;
-    fprintf(f, "%s-%s fmt=%d,xm=%d,ng=%d,t=%d,pipe=%d,mode=3,n=28672,k=8192,m=1,G=%d,KS=%d,S=%d,persist=%d,xbf16=%d\n",
-            fmt_name(fmt), r == best ? "best" : "worst", fmt, xmi, ng, t, pi, G, KS, S > 0 ? S : 1,
-            !strcmp(pers, "persist"), r->xdtype == "bf16");
+    if (!e) continue;
+    fprintf(f,
+            "%s-%s fmt=%d,xm=%d,ng=%d,t=%d,pipe=%d,mode=3,bs=%d,lut=%d,n=28672,k=8192,m=1,G=%d,KS=%d,S=%d,persist=%d,"
+            "xbf16=%d\n",
+            fmt_name(fmt), r == best ? "best" : "worst", e->fmt, e->xm, e->ng, e->t, e->pipe, e->bs, e->lut, G, KS,
+            S > 0 ? S : 1, !strcmp(pers, "persist"), r->xdtype == "bf16");
   }
   fclose(f);
 }

@@ -11,6 +11,8 @@ namespace lab {
 
 struct KernelEntry {
   int fmt, xm, ng, t, pipe, mode;
+  int bs;  /* 1: B staged once per CTA in shared memory */
+  int lut; /* NF4: 1 = 256-byte-row table (PRMT address) */
   const void *fn;
 };
 

@@ -7,8 +7,9 @@
 #   2. lab --probe             the read ceiling           -> $OUT/probe.json
 #   3. lab --fmt nf4|q2g64|q2g128  sweep, checks, batched, subtractive,
 #                              adversarial, norm          -> $OUT/<fmt>.json
-#   4. ncu --set full of the best and the worst NF4 variant at 28672x8192
-#                              -> $OUT/ncu-nf4-best.txt, ncu-nf4-worst.txt
+#   4. ncu --set full of two variants at 28672x8192 (LAB_NCU: tags from the
+#      lab's list, default the fastest NF4 f32 and Q2_0 g64 bf16 kernels)
+#                              -> $OUT/ncu-<tag>.txt
 #   5. the short table         -> $OUT/summary.txt, printed last
 # Everything printed also goes to $OUT/log.txt (8 files come back at most).
 # LAB_FMTS / LAB_ARGS / LAB_NCU narrow a run (e.g. LAB_FMTS=nf4).
@@ -52,7 +53,7 @@ for f in ${LAB_FMTS:-nf4 q2g64 q2g128}; do
 done
 
 if [ -n "$ncu" ] && [ -f "$ncuf" ] && [ -z "${LAB_NONCU:-}" ]; then
-  grep -E "^nf4-(best|worst) " "$ncuf" | head -n 2 | while read -r tag spec; do
+  grep -E "^(${LAB_NCU:-nf4-best|q2g64-best}) " "$ncuf" | head -n 2 | while read -r tag spec; do
     stamp "== ncu $tag: $spec"
     rep="$out/ncu-$tag.txt"
     args=(--clock-control none --set full -k regex:qmv --launch-skip 2 --launch-count 1)
