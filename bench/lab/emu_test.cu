@@ -155,8 +155,8 @@ void emulate_warp(const std::vector<uint8_t> &lay, const Weight &w, const Acts &
       for (int lane = 0; lane < 32; ++lane) {
         const int g = lane >> 2, t = lane & 3;
         uint4 sg = {0, 0, 0, 0}, sh = {0, 0, 0, 0};
-        memcpy(&sg, cb + 2048 + g * SRB, SRB);
-        memcpy(&sh, cb + 2048 + (g + 8) * SRB, SRB);
+        memcpy(&sg, cb + kChunkCodeBytes + g * SRB, SRB);
+        memcpy(&sh, cb + kChunkCodeBytes + (g + 8) * SRB, SRB);
         const float sgf = chunk_scale<FMT>(sg, eb), shf = chunk_scale<FMT>(sh, eb);
         for (int G = 0; G < NG; ++G) {
           const float cv[4] = {(float)D[G][g][2 * t], (float)D[G][g][2 * t + 1], (float)D[G][g + 8][2 * t],

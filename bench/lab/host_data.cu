@@ -160,7 +160,7 @@ std::vector<uint8_t> repack(const Weight &w) {
           }
         }
       for (int r = 0; r < 16; ++r) {
-        uint8_t *d = dst + 2048 + r * SRB;
+        uint8_t *d = dst + kChunkCodeBytes + r * SRB;
         const int64_t row = tile * 16 + r;
         if (w.fmt == kNF4) {
           memcpy(d, &w.scales[(size_t)(row * (w.k / 64) + c * 4)], 16);

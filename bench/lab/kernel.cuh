@@ -107,7 +107,7 @@ struct ViewSmem {
     return *reinterpret_cast<const uint4 *>(cb + tt * fmt_chunk_bytes(FMT) + j * 512 + lane16);
   }
   __device__ __forceinline__ uint4 srow(int tt, int h) const {
-    const char *s = cb + tt * fmt_chunk_bytes(FMT) + 2048 + (g + 8 * h) * fmt_scale_row_bytes(FMT);
+    const char *s = cb + tt * fmt_chunk_bytes(FMT) + kChunkCodeBytes + (g + 8 * h) * fmt_scale_row_bytes(FMT);
     if (fmt_scale_row_bytes(FMT) == 16) return *reinterpret_cast<const uint4 *>(s);
     const uint2 v = *reinterpret_cast<const uint2 *>(s);
     return make_uint4(v.x, v.y, 0u, 0u);
@@ -132,7 +132,7 @@ LAB_UNROLL
     for (int j = 0; j < 4; ++j) d[tt][j] = ld16<kLdNa>(b + j * 512 + lane * 16);
 LAB_UNROLL
     for (int h = 0; h < 2; ++h) {
-      const uint8_t *s = b + 2048 + (g + 8 * h) * SRB;
+      const uint8_t *s = b + kChunkCodeBytes + (g + 8 * h) * SRB;
       if (SRB == 16) {
         d[tt][4 + h] = ld16<kLdNa>(s);
       } else {

@@ -5,6 +5,7 @@
  *   lab --fmt nf4|q2g64|q2g128 [--ceiling GBs] the sweep of one format on
  *       [--shapes NxK,...] [--quick]            the target shapes
  *   lab --only SPEC                             one variant, 3 launches (ncu)
+ *   lab --plan SMS                              list the m = 1 sweep (no GPU)
  * Common: --out DIR (JSON; default $OUT or .), --summary FILE (the short
  * table, appended), --ncu-file FILE (the specs of the best and the worst
  * NF4 28672x8192 variants, for ncu).
@@ -151,6 +152,8 @@ struct Lab {
     w = make_weight(f, s.n, s.k, 42 + f * 7 + (uint64_t)s.n * 3 + (uint64_t)s.k);
     const std::vector<uint8_t> lay = repack(w);
     wbytes = lay.size();
+    printf("== %s %s: resident %zu bytes, packed %zu (%.4fx)\n", shape_str(s).c_str(), fmt_name(f), wbytes,
+           w.packed_bytes(), (double)wbytes / (double)w.packed_bytes());
     int c = (int)ceil(o.rot_bytes / (double)wbytes);
     c = std::max(c, ncopies_min);
     c = std::min(c, 512);

@@ -42,9 +42,10 @@ enum XMode {
 __host__ __device__ constexpr int fmt_kc(int f) { return f == kNF4 ? 256 : 512; }
 /* k per scale block (the epilogue unit). */
 __host__ __device__ constexpr int fmt_bk(int f) { return f == kQ2G128 ? 128 : 64; }
-__host__ __device__ constexpr int fmt_code_bytes(int) { return 2048; }
 __host__ __device__ constexpr int fmt_scale_row_bytes(int f) { return f == kQ2G128 ? 8 : 16; }
-__host__ __device__ constexpr int fmt_chunk_bytes(int f) { return 2048 + 16 * fmt_scale_row_bytes(f); }
+/* Code bytes per (tile, chunk): 4 words of 16 bytes per lane, 32 lanes. */
+constexpr int kChunkCodeBytes = 2048;
+__host__ __device__ constexpr int fmt_chunk_bytes(int f) { return kChunkCodeBytes + 16 * fmt_scale_row_bytes(f); }
 __host__ __device__ constexpr int xmode_splits(int xm) { return xm == kS2 ? 2 : 1; }
 
 }  // namespace lab
