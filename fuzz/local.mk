@@ -39,7 +39,7 @@ $(fuzz_lib_objects): fuzz/obj/%.o: $(srcdir)/%.c $(fuzz_lib_headers:%=$(srcdir)/
 
 $(FUZZ_TARGETS): fuzz/%: $(srcdir)/fuzz/%.c $(srcdir)/fuzz/fuzz_common.h $(fuzz_lib_objects)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(libqgemv_la_CPPFLAGS) $(HWLOC_CFLAGS) -o $@ \
-	  $(srcdir)/fuzz/$*.c $(fuzz_lib_objects) $(HWLOC_LIBS) -ldl -lm -pthread
+	  $(srcdir)/fuzz/$*.c $(fuzz_lib_objects) $(HWLOC_LIBS) $(JANSSON_LIBS) -ldl -lm -pthread
 
 fuzz-build: $(FUZZ_TARGETS)
 
