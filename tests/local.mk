@@ -20,6 +20,7 @@ include tests/core.mk
 include tests/cpu.mk
 include tests/cuda.mk
 include tests/hardening.mk
+include tests/model.mk
 else
 TESTS += tests/no-check.sh
 endif

@@ -33,6 +33,18 @@ static const char *const ggml_type_names[] = {
 };
 #define GGML_TYPE_NAMES (sizeof ggml_type_names / sizeof ggml_type_names[0])
 
+/* Block elements and bytes of the types whose layout is plain, so that
+ * their byte extent is checked against the file too (ggml stores whole
+ * blocks per row); {0, 0}: not known here, the extent is taken as is. */
+static const struct {
+  uint16_t elems, bytes;
+} ggml_blocks[GGML_TYPE_NAMES] = {
+    [0] = {1, 4},       [1] = {1, 2},       [2] = {32, 18},     [3] = {32, 20},   [6] = {32, 22},   [7] = {32, 24},
+    [8] = {32, 34},     [9] = {32, 36},     [10] = {256, 84},   [11] = {256, 110}, [12] = {256, 144},
+    [13] = {256, 176},  [14] = {256, 210},  [15] = {256, 292},  [24] = {1, 1},    [25] = {1, 2},    [26] = {1, 4},
+    [27] = {1, 8},      [28] = {1, 8},      [30] = {1, 2},
+};
+
 /* Metadata value types: name and size (0: variable). */
 enum { V_UINT8, V_INT8, V_UINT16, V_INT16, V_UINT32, V_INT32, V_FLOAT32, V_BOOL, V_STRING, V_ARRAY, V_UINT64,
        V_INT64, V_FLOAT64, V_COUNT };
@@ -85,7 +97,7 @@ static qgemv_status skip_array(rd *r, int depth, uint32_t *elem, uint64_t *count
   if (*elem >= V_COUNT)
     return qg_fail(QGEMV_ERR_BAD_DATA, "GGUF array at byte %zu has element type %u, which is not a GGUF type",
                    r->pos, *elem);
-  if (*elem == V_ARRAY && depth >= MAX_ARRAY_DEPTH)
+  if (*elem == V_ARRAY && depth + 2 > MAX_ARRAY_DEPTH) /* its elements would nest one level deeper */
     return qg_fail(QGEMV_ERR_BAD_DATA, "GGUF arrays nested deeper than %d levels at byte %zu", MAX_ARRAY_DEPTH,
                    r->pos);
   size_t size = vtypes[*elem].size;
@@ -284,13 +296,13 @@ static qgemv_status classify_q2(qg_mtensor *t, uint32_t alignment) {
   bool fits[2], exact[2];
   static const int32_t groups[2] = {64, 128};
   for (int i = 0; i < 2; i++) {
-    fits[i] = n > 0 && q2_size(n, k, groups[i], &size[i]) && size[i] <= t->span;
+    fits[i] = n > 0 && k > 0 && q2_size(n, k, groups[i], &size[i]) && size[i] <= t->span;
     exact[i] = fits[i] && t->span - size[i] < alignment;
   }
   if (!fits[0] && !fits[1]) {
     uint64_t need;
-    if (n > 0 && k % 64 == 0 && q2_size(n, k, k % 128 == 0 ? 128 : 64, &need)) return past_extent(t, need);
-    snprintf(t->note, sizeof t->note, "a Q2_0 tensor of %lld x %lld: k must be a positive multiple of 64",
+    if (n > 0 && k > 0 && k % 64 == 0 && q2_size(n, k, k % 128 == 0 ? 128 : 64, &need)) return past_extent(t, need);
+    snprintf(t->note, sizeof t->note, "a Q2_0 tensor of %lld x %lld: n must be positive and k a positive multiple of 64",
              (long long)n, (long long)k);
     return QGEMV_OK;
   }
@@ -303,26 +315,32 @@ static qgemv_status classify_q2(qg_mtensor *t, uint32_t alignment) {
   return QGEMV_OK;
 }
 
+/* Every other type: listed with what qgemv makes of it, and its extent
+ * checked where its block layout is known. */
 static qgemv_status classify(qg_mtensor *t, uint32_t alignment) {
-  uint64_t esize = 0;
-  switch (t->ggml_type) {
-  case GGML_TYPE_F32: t->elem = QG_ELEM_F32, esize = 4; break;
-  case GGML_TYPE_F16: t->elem = QG_ELEM_F16, esize = 2; break;
-  case GGML_TYPE_BF16: t->elem = QG_ELEM_BF16, esize = 2; break;
-  case GGML_TYPE_Q2_0: return classify_q2(t, alignment);
-  default:
-    t->bytes = t->span;
-    if (t->ggml_type >= 0 && (size_t)t->ggml_type < GGML_TYPE_NAMES)
-      snprintf(t->note, sizeof t->note, "ggml type %s (%d) is not a qgemv format", t->type_name, (int)t->ggml_type);
-    else
-      snprintf(t->note, sizeof t->note, "ggml %s is unknown here and not a qgemv format", t->type_name);
+  if (t->ggml_type == GGML_TYPE_Q2_0) return classify_q2(t, alignment);
+  t->bytes = t->span;
+  if (t->ggml_type < 0 || (size_t)t->ggml_type >= GGML_TYPE_NAMES) {
+    snprintf(t->note, sizeof t->note, "ggml %s is unknown here and not a qgemv format", t->type_name);
     return QGEMV_OK;
   }
-  t->bytes = t->nelem * esize; /* nelem <= INT64_MAX, but it can still overflow */
-  if (t->nelem > UINT64_MAX / esize || t->bytes > t->span)
-    return past_extent(t, t->nelem > UINT64_MAX / esize ? UINT64_MAX : t->bytes);
-  t->use = QGEMV_USE_FLOAT;
-  snprintf(t->note, sizeof t->note, "%s values", t->type_name);
+  unsigned elems = ggml_blocks[t->ggml_type].elems, bytes = ggml_blocks[t->ggml_type].bytes;
+  if (elems != 0) {
+    if (t->shape[t->ndims - 1] % elems != 0)
+      return qg_fail(QGEMV_ERR_BAD_DATA, "GGUF tensor %s (%s): rows of %lld values are not whole blocks of %u",
+                     t->name, t->type_name, (long long)t->shape[t->ndims - 1], elems);
+    uint64_t need = t->nelem / elems;
+    if (__builtin_mul_overflow(need, (uint64_t)bytes, &need)) need = UINT64_MAX;
+    if (need > t->span) return past_extent(t, need);
+    t->bytes = need;
+  }
+  t->elem = t->ggml_type == GGML_TYPE_F32 ? QG_ELEM_F32 : t->ggml_type == GGML_TYPE_F16 ? QG_ELEM_F16
+            : t->ggml_type == GGML_TYPE_BF16 ? QG_ELEM_BF16 : QG_ELEM_NONE;
+  t->use = t->elem != QG_ELEM_NONE ? QGEMV_USE_FLOAT : QGEMV_USE_NONE;
+  if (t->use == QGEMV_USE_FLOAT)
+    snprintf(t->note, sizeof t->note, "%s values", t->type_name);
+  else
+    snprintf(t->note, sizeof t->note, "ggml type %s (%d) is not a qgemv format", t->type_name, (int)t->ggml_type);
   return QGEMV_OK;
 }
 
