@@ -44,3 +44,7 @@ tests_test_model_matvec_cuda_SOURCES = tests/test_model_matvec.c $(model_test_so
 tests_test_model_matvec_cuda_CPPFLAGS = $(AM_CPPFLAGS) -DMODEL_BACKEND='"cuda"'
 tests_test_model_matvec_cuda_CFLAGS = $(TEST_CFLAGS)
 tests_test_model_matvec_cuda_LDADD = $(TEST_LDADD)
+
+# The model-file commands of the tool (a shell test, like tests/tool.mk's).
+TESTS += tests/test_tool_model.sh
+EXTRA_DIST += tests/test_tool_model.sh
