@@ -232,13 +232,21 @@ int64_t qgemv_model_tensor_count(const qgemv_model *m) {
   return check_model(m, "qgemv_model_tensor_count") == QGEMV_OK ? m->nt : 0;
 }
 
-qgemv_status qgemv_model_tensor_info(const qgemv_model *m, int64_t index, qgemv_model_tensor *out) {
-  qgemv_status s = check_model(m, "qgemv_model_tensor_info");
+/* The checks of a call that reads entry `index` of one of the tables. */
+static qgemv_status check_entry(const qgemv_model *m, int64_t index, bool tensors, const void *out, const char *what) {
+  qgemv_status s = check_model(m, what);
   if (s != QGEMV_OK) return s;
-  if (out == NULL) return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_model_tensor_info: out is NULL");
-  if (index < 0 || index >= m->nt)
-    return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_model_tensor_info: index %lld is outside 0 .. %lld",
-                   (long long)index, (long long)m->nt - 1);
+  if (out == NULL) return qg_fail(QGEMV_ERR_INVALID_ARG, "%s: out is NULL", what);
+  int64_t count = tensors ? m->nt : m->nkv;
+  if (index < 0 || index >= count)
+    return qg_fail(QGEMV_ERR_INVALID_ARG, "%s: index %lld is outside 0 .. %lld", what, (long long)index,
+                   (long long)count - 1);
+  return QGEMV_OK;
+}
+
+qgemv_status qgemv_model_tensor_info(const qgemv_model *m, int64_t index, qgemv_model_tensor *out) {
+  qgemv_status s = check_entry(m, index, true, out, "qgemv_model_tensor_info");
+  if (s != QGEMV_OK) return s;
   const qg_mtensor *t = &m->t[index];
   memset(out, 0, sizeof *out);
   out->name = t->name;
@@ -314,12 +322,8 @@ int64_t qgemv_model_metadata_count(const qgemv_model *m) {
 }
 
 qgemv_status qgemv_model_metadata(const qgemv_model *m, int64_t index, qgemv_model_kv *out) {
-  qgemv_status s = check_model(m, "qgemv_model_metadata");
+  qgemv_status s = check_entry(m, index, false, out, "qgemv_model_metadata");
   if (s != QGEMV_OK) return s;
-  if (out == NULL) return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_model_metadata: out is NULL");
-  if (index < 0 || index >= m->nkv)
-    return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_model_metadata: index %lld is outside 0 .. %lld", (long long)index,
-                   (long long)m->nkv - 1);
   *out = m->kv[index];
   return QGEMV_OK;
 }
