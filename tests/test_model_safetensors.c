@@ -18,15 +18,7 @@
 #include "modelfile.h"
 #include "testutil.h"
 
-static bool quick(void) {
-  const char *q = getenv("QGEMV_TEST_QUICK");
-  return q && *q && strcmp(q, "0") != 0;
-}
-
 enum { N = 8, K = 128 };
-
-/* Values exact in f16 and bf16: i / 64 with |i| < 128. */
-static float value(int i) { return (float)((i * 37) % 255 - 127) / 64.0f; }
 
 /* IEEE half bits of a value that is exact in it (normal or zero). */
 static uint16_t half_bits(float v) {
@@ -44,6 +36,14 @@ static uint16_t bf16_bits(float v) {
 }
 
 #ifdef QG_HAVE_JANSSON
+
+static bool quick(void) {
+  const char *q = getenv("QGEMV_TEST_QUICK");
+  return q && *q && strcmp(q, "0") != 0;
+}
+
+/* Values exact in f16 and bf16: i / 64 with |i| < 128. */
+static float value(int i) { return (float)((i * 37) % 255 - 127) / 64.0f; }
 
 static float w32[N * K];
 static uint16_t w16[N * K], wb16[N * K];
