@@ -129,3 +129,96 @@ spec = [
 ]
 for name, flags, strs in spec:
     write("fuzz_spec", name, bytes([flags]) + b"\0".join(s.encode() for s in strs))
+
+# ---- fuzz_model: whole model files (GGUF, safetensors), small
+
+
+def gstr(s):
+    b = s.encode()
+    return u64(len(b)) + b
+
+
+def gguf(kvs, tensors, alignment=32, version=3):
+    """kvs: (key, type, payload bytes); tensors: (name, type, ne list, data)."""
+    out = b"GGUF" + u32(version) + u64(len(tensors)) + u64(len(kvs))
+    for key, vtype, payload in kvs:
+        out += gstr(key) + u32(vtype) + payload
+    offset, blobs = 0, []
+    for name, ttype, ne, data in tensors:
+        out += gstr(name) + u32(len(ne)) + u64(*ne) + u32(ttype) + u64(offset)
+        pad = (-len(data)) % alignment
+        blobs.append(data + bytes(pad))
+        offset += len(data) + pad
+    out += bytes((-len(out)) % alignment)
+    return out + b"".join(blobs)
+
+
+def q2_blocks(rows, k, group, seed):
+    r = random.Random(seed)
+    out = b""
+    for _ in range(rows * k // group):
+        out += struct.pack("<e", r.uniform(0.001, 0.1)) + bytes(r.randrange(256) for _ in range(group // 4))
+    return out
+
+
+def safetensors(entries, meta=None):
+    """entries: (name, dtype, shape, data)."""
+    import json
+    header, data = {}, b""
+    if meta:
+        header["__metadata__"] = meta
+    for name, dtype, shape, blob in entries:
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + len(blob)]}
+        data += blob
+    h = json.dumps(header).encode()
+    return u64(len(h)) + h + data
+
+
+def bnb(name, n, k, nested, seed):
+    """A bitsandbytes NF4 Linear weight as Linear4bit._save_to_state_dict
+    writes it (see tests/test_model_bnb.c for the source facts)."""
+    import json
+    r = random.Random(seed)
+    blocks = n * k // 64
+    ents = [(name, "U8", [n * k // 2, 1], rnd(seed, n * k // 2))]
+    nf4 = [-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
+           -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725,
+           0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941,
+           0.7229568362236023, 1.0]
+    state = {"quant_type": "nf4", "blocksize": 64, "dtype": "bfloat16", "shape": [n, k]}
+    if nested:
+        groups = (blocks + 255) // 256
+        ents.append((name + ".absmax", "U8", [blocks], rnd(seed + 1, blocks)))
+        ents.append((name + ".nested_absmax", "F32", [groups], f32(*[r.uniform(0.01, 0.1) for _ in range(groups)])))
+        ents.append((name + ".nested_quant_map", "F32", [256], f32(*[-1 + i * 2 / 255 for i in range(256)])))
+        state.update({"nested_blocksize": 256, "nested_dtype": "float32", "nested_offset": 0.05})
+    else:
+        ents.append((name + ".absmax", "F32", [blocks], f32(*[r.uniform(0.01, 0.1) for _ in range(blocks)])))
+    ents.append((name + ".quant_map", "F32", [16], f32(*nf4)))
+    js = json.dumps(state).encode()
+    ents.append((name + ".quant_state.bitsandbytes__nf4", "U8", [len(js)], js))
+    return ents
+
+
+norm = f32(*[1.0 + i / 512 for i in range(128)])
+model_seeds = [
+    ("gguf_q2_g64", gguf([("general.architecture", 8, gstr("llama"))],
+                         [("blk.0.ffn_down.weight", 42, [128, 4], q2_blocks(4, 128, 64, 40)),
+                          ("blk.0.ffn_norm.weight", 0, [128], norm)])),
+    ("gguf_q2_g128", gguf([("general.alignment", 4, u32(64))],
+                          [("blk.0.attn_q.weight", 42, [512, 8], q2_blocks(8, 512, 128, 41)),
+                           ("token_embd.weight", 2, [64, 2], rnd(42, 72))], alignment=64)),
+    ("gguf_q2_ambiguous", gguf([], [("w", 42, [128, 1], q2_blocks(1, 128, 128, 43))])),
+    ("gguf_metadata", gguf([("u8", 0, bytes([7])), ("i16", 3, struct.pack("<h", -5)), ("b", 7, bytes([1])),
+                            ("f64", 12, struct.pack("<d", 2.5)), ("tokens", 9, u32(8) + u64(2) + gstr("a") + gstr("bc")),
+                            ("nested", 9, u32(9) + u64(1) + u32(4) + u64(2) + u32(1, 2)),
+                            ("general.name", 8, gstr("seed"))],
+                           [("f16", 1, [64, 2], rnd(44, 256)), ("bf16", 30, [64], rnd(45, 128))], version=2)),
+    ("st_plain", safetensors([("model.norm.weight", "F32", [128], norm),
+                              ("lm_head.weight", "BF16", [4, 64], rnd(46, 512)),
+                              ("model.embed.weight", "F16", [2, 64], rnd(47, 256))], {"format": "pt"})),
+    ("st_bnb", safetensors(bnb("model.layers.0.mlp.down_proj.weight", 4, 128, False, 48), {"format": "pt"})),
+    ("st_bnb_nested", safetensors(bnb("model.layers.0.self_attn.q_proj.weight", 8, 64, True, 49))),
+]
+for name, data in model_seeds:
+    write("fuzz_model", name, data)

@@ -18,7 +18,7 @@ FUZZ_ARGS =
 FUZZ_FLAGS = -std=gnu11 -g -O1 -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-fno-sanitize-coverage=trace-cmp -Wall -Wextra -Wno-unknown-pragmas
-FUZZ_TARGETS = fuzz/fuzz_weights fuzz/fuzz_formats fuzz/fuzz_spec
+FUZZ_TARGETS = fuzz/fuzz_weights fuzz/fuzz_formats fuzz/fuzz_spec fuzz/fuzz_model
 
 fuzz_lib_all = $(libqgemv_la_SOURCES) $(src_topology_libqgtopology_la_SOURCES)
 fuzz_lib_sources = $(filter %.c,$(fuzz_lib_all))
@@ -29,7 +29,7 @@ fuzz_lib_objects = $(fuzz_lib_sources:%.c=fuzz/obj/%.o)
 # over ten minutes and a gigabyte per file; ASan still checks every access.
 $(filter fuzz/obj/src/backend-cpu/level_%,$(fuzz_lib_objects)): fuzz_file_flags = -fno-sanitize=pointer-overflow
 
-EXTRA_DIST += fuzz/fuzz_common.h fuzz/fuzz_weights.c fuzz/fuzz_formats.c fuzz/fuzz_spec.c \
+EXTRA_DIST += fuzz/fuzz_common.h fuzz/fuzz_weights.c fuzz/fuzz_formats.c fuzz/fuzz_spec.c fuzz/fuzz_model.c \
 	fuzz/gen_corpus.py fuzz/corpus
 CLEANFILES += $(FUZZ_TARGETS) $(fuzz_lib_objects)
 
@@ -39,7 +39,7 @@ $(fuzz_lib_objects): fuzz/obj/%.o: $(srcdir)/%.c $(fuzz_lib_headers:%=$(srcdir)/
 
 $(FUZZ_TARGETS): fuzz/%: $(srcdir)/fuzz/%.c $(srcdir)/fuzz/fuzz_common.h $(fuzz_lib_objects)
 	$(AM_V_CCLD)$(FUZZ_CC) $(FUZZ_FLAGS) $(libqgemv_la_CPPFLAGS) $(HWLOC_CFLAGS) -o $@ \
-	  $(srcdir)/fuzz/$*.c $(fuzz_lib_objects) $(HWLOC_LIBS) -ldl -lm -pthread
+	  $(srcdir)/fuzz/$*.c $(fuzz_lib_objects) $(HWLOC_LIBS) $(JANSSON_LIBS) -ldl -lm -pthread
 
 fuzz-build: $(FUZZ_TARGETS)
 
@@ -51,10 +51,15 @@ fuzz-run-%: fuzz/%
 	@$(MKDIR_P) fuzz/work/$* fuzz/artifacts
 	@echo "fuzz: $* for $(FUZZ_SECONDS) s (log: fuzz/work/$*.log)"
 	@fuzz/$* -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) -print_final_stats=1 \
-	  -artifact_prefix=fuzz/artifacts/$*- $(FUZZ_ARGS) fuzz/work/$* $(srcdir)/fuzz/corpus/$* \
+	  -artifact_prefix=fuzz/artifacts/$*- $(FUZZ_ARGS) fuzz/work/$* $(srcdir)/fuzz/corpus/$* $(fuzz_more_seeds) \
 	  >fuzz/work/$*.log 2>&1; rc=$$?; \
 	  grep -E '^(Done|stat::number_of_executed_units|stat::average_exec_per_sec)' fuzz/work/$*.log | sed 's/^/fuzz: $*: /'; \
 	  if [ $$rc -ne 0 ]; then tail -n 60 fuzz/work/$*.log; echo "fuzz: $* failed (exit $$rc)"; exit 1; fi
+
+# Model files are larger than the other targets' inputs; the GGUF fixture
+# in tests/data is a seed too (its first FUZZ_MAX_LEN bytes).
+fuzz-run-fuzz_model: FUZZ_MAX_LEN = 65536
+fuzz-run-fuzz_model: fuzz_more_seeds = $(srcdir)/tests/data
 
 fuzz-clean:
 	rm -rf fuzz/work fuzz/artifacts fuzz/obj $(FUZZ_TARGETS)

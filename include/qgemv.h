@@ -261,6 +261,111 @@ QGEMV_API float qgemv_bf16_to_f32(uint16_t h);
 QGEMV_API uint16_t qgemv_f32_to_f16(float f);
 QGEMV_API float qgemv_f16_to_f32(uint16_t h);
 
+/* ---- model files: GGUF and safetensors (read-only, memory-mapped) ------ */
+
+/*
+ * A model file opened read-only: GGUF v2/v3 (llama.cpp, ollama) or
+ * safetensors (Hugging Face; plain f32/f16/bf16 tensors and bitsandbytes
+ * NF4 weights). The file is memory-mapped; descriptors and tensor bytes
+ * point into the mapping (or, for weights that need converting, into
+ * buffers the model owns) and stay valid until qgemv_model_close.
+ * Every malformed file is an error (QGEMV_ERR_BAD_DATA) saying what is
+ * wrong, never a crash. One model must not be used by two threads at once.
+ * safetensors needs the build's JSON library (jansson): without it,
+ * opening one is QGEMV_ERR_UNSUPPORTED saying so.
+ */
+typedef struct qgemv_model qgemv_model;
+
+typedef enum qgemv_model_kind { QGEMV_MODEL_GGUF = 0, QGEMV_MODEL_SAFETENSORS = 1 } qgemv_model_kind;
+
+/* Opens a file; its kind is told by its first bytes. */
+QGEMV_API qgemv_status qgemv_model_open(const char *path, qgemv_model **out);
+/* The same over `size` bytes already in memory, which the caller keeps
+ * alive and unchanged until qgemv_model_close. */
+QGEMV_API qgemv_status qgemv_model_open_memory(const void *bytes, size_t size, qgemv_model **out);
+/* Unmaps the file and frees what the model converted. NULL: no-op. */
+QGEMV_API void qgemv_model_close(qgemv_model *m);
+QGEMV_API qgemv_model_kind qgemv_model_file_kind(const qgemv_model *m);
+
+/* What qgemv can do with a tensor. */
+typedef enum qgemv_model_use {
+  QGEMV_USE_NONE = 0,   /* nothing: `note` says why */
+  QGEMV_USE_WEIGHT = 1, /* a qgemv weight: qgemv_model_weight */
+  QGEMV_USE_FLOAT = 2,  /* f32/f16/bf16 values: qgemv_model_read_f32 (a 2-D one
+                           can be quantized with qgemv_quantize) */
+  QGEMV_USE_PART = 3    /* a part of another tensor's weight (bitsandbytes
+                           absmax, quant_map, quant_state) */
+} qgemv_model_use;
+
+#define QGEMV_MODEL_MAX_DIMS 8
+
+typedef struct qgemv_model_tensor {
+  const char *name;                     /* UTF-8, NUL-terminated */
+  const char *type_name;                /* "Q2_0", "Q4_0", "F32", "BF16", "U8", "type 99" */
+  int32_t ggml_type;                    /* GGUF: the ggml type id; safetensors: -1 */
+  int32_t ndims;
+  /* Outermost first, as PyTorch and NumPy order them: shape[ndims - 1] is
+   * the number of elements per row (k). GGUF lists its dimensions the other
+   * way round (ne0 = k); they are reversed here. A bitsandbytes weight shows
+   * the original [out, in] shape from its quant_state. */
+  int64_t shape[QGEMV_MODEL_MAX_DIMS];
+  uint64_t offset;                      /* file offset of the tensor's bytes */
+  uint64_t bytes;                       /* byte extent: its size where the layout is one
+                                           qgemv reads, else up to the next tensor */
+  qgemv_model_use use;
+  qgemv_format format;                  /* USE_WEIGHT: NF4 or Q2_0 */
+  int32_t group;                        /* USE_WEIGHT: the group; 0 for a Q2_0 tensor whose
+                                           extent fits both g64 and g128 (name it) */
+  char note[160];                       /* why not usable, or what it is part of */
+} qgemv_model_tensor;
+
+QGEMV_API int64_t qgemv_model_tensor_count(const qgemv_model *m);
+/* Tensor `index` (0 .. count - 1), in file order. */
+QGEMV_API qgemv_status qgemv_model_tensor_info(const qgemv_model *m, int64_t index, qgemv_model_tensor *out);
+/* The index of the tensor called `name`, or -1 (with a message). */
+QGEMV_API int64_t qgemv_model_find(const qgemv_model *m, const char *name);
+
+/*
+ * A ready descriptor for weight `name` (ready for qgemv_weight_upload).
+ * GGUF Q2_0 (ggml type 42) points into the mapping with no copy: ggml's
+ * blocks are qgemv's Q2_0 bytes. Its group is told from the tensor's byte
+ * extent (n*k/64*18 bytes is g64, n*k/128*34 is g128, up to the next
+ * tensor or the end of the file); pass group 64 or 128 to name it where
+ * both fit, 0 to require that the file tells. A bitsandbytes NF4 weight is
+ * converted once into buffers the model owns (nibbles swapped, f32 scales).
+ * Any other tensor is QGEMV_ERR_UNSUPPORTED naming its type.
+ */
+QGEMV_API qgemv_status qgemv_model_weight(qgemv_model *m, const char *name, int32_t group,
+                                          qgemv_weight_desc *out);
+/* Reads an f32, f16 or bf16 tensor as `count` f32 values (count must be
+ * its element count), e.g. a norm weight, or a matrix to quantize. */
+QGEMV_API qgemv_status qgemv_model_read_f32(const qgemv_model *m, const char *name, float *out, size_t count);
+
+/* Metadata: GGUF key-value pairs; safetensors "__metadata__" strings. */
+typedef enum qgemv_model_value_type {
+  QGEMV_VALUE_UINT = 0,  /* u8 .. u64 and bool: `u` */
+  QGEMV_VALUE_INT = 1,   /* i8 .. i64: `i` */
+  QGEMV_VALUE_FLOAT = 2, /* f32, f64: `f` */
+  QGEMV_VALUE_STRING = 3,/* `str`, `len` bytes of UTF-8 plus a NUL */
+  QGEMV_VALUE_ARRAY = 4  /* `count` elements of GGUF type `elem_type_name` */
+} qgemv_model_value_type;
+
+typedef struct qgemv_model_kv {
+  const char *key;
+  const char *type_name; /* the file's name for it: "uint32", "string", "array" */
+  qgemv_model_value_type type;
+  uint64_t u;
+  int64_t i;
+  double f;
+  const char *str;
+  size_t len;
+  const char *elem_type_name; /* arrays: "string", "float32", "array" */
+  uint64_t count;
+} qgemv_model_kv;
+
+QGEMV_API int64_t qgemv_model_metadata_count(const qgemv_model *m);
+QGEMV_API qgemv_status qgemv_model_metadata(const qgemv_model *m, int64_t index, qgemv_model_kv *out);
+
 #ifdef __cplusplus
 }
 #endif

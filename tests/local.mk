@@ -20,6 +20,7 @@ include tests/core.mk
 include tests/cpu.mk
 include tests/cuda.mk
 include tests/hardening.mk
+include tests/model.mk
 else
 TESTS += tests/no-check.sh
 endif
@@ -40,9 +41,12 @@ check-valgrind:
 .PHONY: check-valgrind
 
 # After `make install`: a program outside the tree builds with pkg-config.
-EXTRA_DIST += examples/minimal.c
+EXTRA_DIST += examples/minimal.c examples/model_gguf.c
 installcheck-local:
 	PKG_CONFIG_PATH='$(DESTDIR)$(libdir)/pkgconfig'; export PKG_CONFIG_PATH; \
 	$(CC) -std=c11 -o installcheck-minimal $(srcdir)/examples/minimal.c \
 	  `$(PKG_CONFIG) --cflags --libs qgemv` -lm -Wl,-rpath,'$(DESTDIR)$(libdir)' && \
-	./installcheck-minimal && rm -f installcheck-minimal
+	./installcheck-minimal && rm -f installcheck-minimal && \
+	$(CC) -std=c11 -o installcheck-model $(srcdir)/examples/model_gguf.c \
+	  `$(PKG_CONFIG) --cflags --libs qgemv` -lm -Wl,-rpath,'$(DESTDIR)$(libdir)' && \
+	./installcheck-model $(srcdir)/tests/data/ggml-q2_0.gguf && rm -f installcheck-model

@@ -12,8 +12,8 @@
 /* ---- options (bench_opts.c) ---- */
 
 typedef struct bench_layer {
-  const char *preset; /* "llama3-8b", or NULL for --shape */
-  const char *name;   /* "q", "gate"; "-" for --shape */
+  const char *preset; /* "llama3-8b", a model's block ("blk.0"), or NULL */
+  const char *name;   /* "q", "gate"; "-" for --shape; a model's tensor */
   int64_t n, k;
 } bench_layer;
 
@@ -22,7 +22,15 @@ typedef struct bench_format {
   int32_t group;
 } bench_format;
 
-#define BENCH_MAX_LAYERS 64
+/* Where a layer's weight comes from with --model (else random data). */
+typedef struct bench_source {
+  const char *tensor; /* the tensor in the file; NULL: random */
+  bool own;           /* a weight timed in its own format, not --format */
+  bench_format format;
+} bench_source;
+
+#define BENCH_MAX_LAYERS 1024
+#define BENCH_MAX_STEPS 1024
 #define BENCH_MAX_LIST 8
 
 typedef struct bench_opts {
@@ -42,6 +50,10 @@ typedef struct bench_opts {
   bool baseline;        /* measure the dense baseline */
   const char *json_path, *csv_path;
   bool quiet;
+  bench_source sources[BENCH_MAX_LAYERS]; /* parallel to layers */
+  const char *model_path; /* --model FILE */
+  bool formats_given;     /* --format named (a model's float matrices then run) */
+  qgemv_model *model;     /* open while the run lasts */
 } bench_opts;
 
 /* Parses argv; returns -1 to go on, else the exit status (0 after --help). */
@@ -96,7 +108,22 @@ typedef struct bench_weight {
 } bench_weight;
 int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t k, bench_format f,
                         bench_weight *out); /* 0, or -1 with out->error */
+/* The same for a given host weight. */
+int bench_weight_upload_desc(qgemv_ctx *ctx, uint64_t working_set, const qgemv_weight_desc *d, bench_weight *out);
 void bench_weight_free(bench_weight *w);
+
+/* --model (bench_model.c): opens the file and appends a layer for every
+ * 2-D weight qgemv runs as stored, and, when --format was named, every
+ * 2-D float matrix those formats can take; returns -1 to go on, else the
+ * exit status. bench_model_weight uploads such a layer's weight (as
+ * stored, or quantized to f) like bench_weight_upload. */
+int bench_model_layers(bench_opts *o);
+static inline const bench_source *layer_source(const bench_opts *o, const bench_layer *l) {
+  return &o->sources[l - o->layers];
+}
+int bench_model_weight(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, const bench_layer *l,
+                       bench_format f, bench_weight *out);
+void bench_model_close(bench_opts *o);
 /* !out->ok with the weight's error when it has no copies */
 void bench_quant(qgemv_ctx *ctx, const bench_opts *o, const bench_weight *w, qgemv_dtype dtype, int64_t m,
                  bench_measure *out);

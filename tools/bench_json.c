@@ -54,8 +54,8 @@ static void write_row(json_w *j, const bench_run *run, const bench_row *r) {
 }
 
 static void write_steps(json_w *j, const bench_run *run) {
-  bench_step steps[64];
-  int n = bench_steps(run, steps, 64);
+  bench_step steps[BENCH_MAX_STEPS];
+  int n = bench_steps(run, steps, BENCH_MAX_STEPS);
   json_arr_begin(j, "steps");
   for (int i = 0; i < n; i++) {
     const bench_step *s = &steps[i];

@@ -22,6 +22,7 @@ static const bench_layer llama3_70b[] = {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: qgemv bench [--backend SPEC] [--preset NAME[,NAME]] [--shape NxK]...\n"
+          "                   [--model FILE]"
           "                   [--format LIST] [--dtype LIST] [--m LIST] [--rmsnorm]\n"
           "                   [--iters N | --min-time SEC] [--working-set SIZE]\n"
           "                   [--no-baseline] [--json FILE] [--csv FILE] [--quiet]\n\n"
@@ -32,11 +33,17 @@ static void usage(FILE *f) {
           "(CUDA: cuBLAS bf16 GEMV; CPU: OpenBLAS f32 sgemv) also measured in the run.\n"
           "Calls rotate over enough weight copies that the working set exceeds the\n"
           "last-level cache, so the weights stream from memory as in real decode.\n"
-          "Default: one decode step of llama3-8b, NF4 and Q2_0 g128, bf16, m = 1.\n\n"
+          "Default: one decode step of llama3-8b, NF4 and Q2_0 g128, bf16, m = 1.\n"
+          "With --model, the file's own weights instead (see below).\n\n"
           "  --backend SPEC     auto, cpu, cuda, cuda:N (default: QGEMV_BACKEND, else auto)\n"
           "  --preset NAME      llama3-8b, llama3-70b or all (comma lists allowed); with\n"
           "                     --shape, both are measured\n"
           "  --shape NxK        a weight of N outputs and K inputs (repeatable)\n"
+          "  --model FILE       every 2-D weight of a GGUF or safetensors file that qgemv\n"
+          "                     runs as stored (Q2_0, bitsandbytes NF4), at its real shape\n"
+          "                     and on its own data; with --format, also every f32/f16/bf16\n"
+          "                     matrix quantized to those formats. Layers of one transformer\n"
+          "                     block (blk.N., model.layers.N.) are summed like a preset\n"
           "  --format LIST      nf4, q2_0 (group 128), q2_0g64 or all (default nf4,q2_0)\n"
           "  --dtype LIST       f32 or bf16, the dtype of x and y (default bf16)\n"
           "  --m LIST           activation rows per call, 1 .. 4096 (default 1), e.g. 1,8,16\n"
@@ -159,7 +166,7 @@ static int check_shapes(const bench_opts *o) {
 }
 
 static bool takes_value(const opt_iter *it) {
-  static const char *const names[] = {"--backend",  "--preset",   "--shape",       "--format",
+  static const char *const names[] = {"--backend",  "--preset",   "--shape",       "--format", "--model",
                                       "--dtype",    "--m",        "--iters",       "--min-time",
                                       "--working-set", "--json", "--csv"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -204,6 +211,9 @@ int bench_parse(int argc, char **argv, bench_opts *o) {
       rc = parse_shape(&it, v, o);
     } else if (opt_is(&it, "--format")) {
       rc = parse_formats(&it, v, o);
+      o->formats_given = true;
+    } else if (opt_is(&it, "--model")) {
+      o->model_path = v;
     } else if (opt_is(&it, "--dtype")) {
       rc = parse_dtypes(&it, v, o);
     } else if (opt_is(&it, "--m")) {
@@ -232,6 +242,6 @@ int bench_parse(int argc, char **argv, bench_opts *o) {
     fprintf(stderr, "qgemv bench: --json - and --csv - cannot both use standard output\n");
     return EXIT_USAGE;
   }
-  if (o->nlayers == 0) add_layers(o, llama3_8b, PRESET_LAYERS);
+  if (o->nlayers == 0 && !o->model_path) add_layers(o, llama3_8b, PRESET_LAYERS);
   return check_shapes(o);
 }

@@ -89,6 +89,12 @@ int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t
   return out->ws ? 0 : -1;
 }
 
+int bench_weight_upload_desc(qgemv_ctx *ctx, uint64_t working_set, const qgemv_weight_desc *d, bench_weight *out) {
+  *out = (bench_weight){.n = d->n, .k = d->k, .format = {d->format, d->group}};
+  upload_copies(ctx, d, working_set, out);
+  return out->ws ? 0 : -1;
+}
+
 void bench_weight_free(bench_weight *w) {
   for (int c = 0; w->ws && c < w->copies; c++) qgemv_weight_free(w->ws[c]);
   free(w->ws);

@@ -61,9 +61,9 @@ static void absent_reasons(FILE *f, const bench_run *run) {
 }
 
 void bench_table_footer(FILE *f, const bench_run *run) {
-  bench_step steps[64];
-  int n = bench_steps(run, steps, 64);
-  if (n) fprintf(f, "\ndecode step: the preset's layers summed (one transformer block)\n");
+  bench_step steps[BENCH_MAX_STEPS];
+  int n = bench_steps(run, steps, BENCH_MAX_STEPS);
+  if (n) fprintf(f, "\ndecode step: the layers of one transformer block (a preset, or a --model block) summed\n");
   for (int i = 0; i < n; i++) {
     const bench_step *s = &steps[i];
     const char *name = format_label(s->format.format, s->format.group);

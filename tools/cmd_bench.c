@@ -56,10 +56,11 @@ static int plan(bench_run *run) {
   run->baselines = calloc((size_t)o->nlayers * (size_t)o->nms, sizeof *run->baselines);
   if (!run->rows || !run->baselines) return -1;
   for (int l = 0; l < o->nlayers; l++)
-    for (int f = 0; f < o->nformats; f++)
+    for (int f = 0; f < (o->sources[l].own ? 1 : o->nformats); f++) /* a model's weight: its own format */
       for (int d = 0; d < o->ndtypes; d++)
         for (int mi = 0; mi < o->nms; mi++)
-          run->rows[run->nrows++] = (bench_row){.layer = &o->layers[l], .format = o->formats[f],
+          run->rows[run->nrows++] = (bench_row){.layer = &o->layers[l],
+                                                .format = o->sources[l].own ? o->sources[l].format : o->formats[f],
                                                 .dtype = o->dtypes[d], .m = o->ms[mi], .same_as = -1, .baseline = -1};
   return 0;
 }
@@ -133,7 +134,10 @@ static int measure_group(bench_run *run, qgemv_ctx *ctx, int begin, int end, FIL
     progress_note("%s %lldx%lld %s: making and uploading the weight copies ...", first->layer->name,
                   (long long)first->layer->n, (long long)first->layer->k,
                   format_label(first->format.format, first->format.group));
-    bench_weight_upload(ctx, run->working_set, first->layer->n, first->layer->k, first->format, &w);
+    if (layer_source(run->o, first->layer)->tensor)
+      bench_model_weight(ctx, run->o, run->working_set, first->layer, first->format, &w);
+    else
+      bench_weight_upload(ctx, run->working_set, first->layer->n, first->layer->k, first->format, &w);
   }
   int failed = 0;
   for (int i = begin; i < end; i++) {
@@ -204,16 +208,21 @@ static int run_bench(bench_run *run, bench_record *rec) {
 }
 
 int cmd_bench(int argc, char **argv) {
-  bench_opts o;
+  static bench_opts o; /* BENCH_MAX_LAYERS layers: kept off the stack */
   int rc = bench_parse(argc, argv, &o);
-  if (rc >= 0) return rc;
+  if (rc < 0 && o.model_path) rc = bench_model_layers(&o);
   /* Open the outputs first: a bad path should fail before a long run. */
   bench_record rec;
-  if (bench_record_open(&rec, &o) != 0) return 1;
+  if (rc < 0 && bench_record_open(&rec, &o) != 0) rc = 1;
+  if (rc >= 0) {
+    bench_model_close(&o);
+    return rc;
+  }
   bench_run run = {.o = &o};
   rc = run_bench(&run, &rec);
   if (bench_record_close(&rec, &run) != 0) rc = 1;
   free(run.rows);
   free(run.baselines);
+  bench_model_close(&o);
   return rc;
 }

@@ -104,7 +104,7 @@ static void write_json(FILE *out, const target_run *runs, int n, uint64_t seed) 
 }
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: qgemv verify [--backend SPEC|all] [--seed N] [--json FILE]\n\n"
+  fprintf(f, "usage: qgemv verify [--backend SPEC|all] [--seed N] [--json FILE] [--model FILE]\n\n"
              "Runs every combination of format (NF4, Q2_0 g64, Q2_0 g128), x and y dtype\n"
              "(f32, bf16) and RMSNorm (off, on) for m = 1, 5, 17 on two shapes, on random\n"
              "data of several distributions, and checks each output element against the\n"
@@ -115,6 +115,10 @@ static void usage(FILE *f) {
              "                  ISA level (ref, scalar, avx2, avx512, neon); those not\n"
              "                  usable here are listed as skipped, with the reason\n"
              "  --seed N        random seed, 0 .. 2^64-1 (default 1)\n"
+             "  --model FILE    instead, every weight a GGUF or safetensors file holds, as\n"
+             "                  qgemv loads it (f32 and bf16 x and y, m = 1 and 4), and,\n"
+             "                  where the file holds its f32 source (NAME.f32), whether\n"
+             "                  qgemv_quantize of that source gives the file's bytes\n"
              "  --json FILE     also write the results as JSON to FILE ('-': standard\n"
              "                  output, instead of the table)\n"
              "  -h, --help      this help\n");
@@ -144,7 +148,7 @@ static int single_target(const char *spec, target *t) {
 }
 
 int cmd_verify(int argc, char **argv) {
-  const char *spec = NULL, *json_path = NULL, *v;
+  const char *spec = NULL, *json_path = NULL, *model_path = NULL, *v;
   uint64_t seed = 1;
   opt_iter it;
   opt_init(&it, "verify", argc, argv);
@@ -159,15 +163,12 @@ int cmd_verify(int argc, char **argv) {
       if (!parse_u64(v, 0, UINT64_MAX, &seed)) return opt_bad_value(&it, v, "use an integer from 0 to 2^64-1");
     } else if (opt_is(&it, "--json")) {
       if (!(json_path = opt_value(&it))) return EXIT_USAGE;
+    } else if (opt_is(&it, "--model")) {
+      if (!(model_path = opt_value(&it))) return EXIT_USAGE;
     } else {
       return opt_unknown(&it);
     }
   }
-  FILE *json = json_path ? out_open("verify", json_path) : NULL;
-  if (json_path && !json) return 1;
-  table = json == stdout ? stderr : stdout;
-
-  combos_all(combos);
   target *ts = NULL;
   int n;
   if (spec && strcmp(spec, "all") == 0) {
@@ -176,6 +177,19 @@ int cmd_verify(int argc, char **argv) {
     ts = malloc(sizeof *ts);
     n = ts && single_target(spec, ts) == 0 ? 1 : -1;
   }
+  if (model_path) {
+    int rc = n > 0 ? verify_model(ts, n, model_path, json_path, seed) : 1;
+    free(ts);
+    return rc;
+  }
+  FILE *json = json_path ? out_open("verify", json_path) : NULL;
+  if (json_path && !json) {
+    free(ts);
+    return 1;
+  }
+  table = json == stdout ? stderr : stdout;
+
+  combos_all(combos);
   target_run *runs = n > 0 ? calloc((size_t)n, sizeof *runs) : NULL;
   if (!runs) {
     free(ts);

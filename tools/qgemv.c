@@ -18,7 +18,9 @@ static void usage(FILE *f) {
           "  info     version, build, backends, devices, ISA levels, environment\n"
           "  verify   every operation on a backend (or all) against the CPU oracle\n"
           "  bench    time matvec on model-shaped layers: GB/s, %% of the measured read\n"
-          "           bandwidth, speed-up over a dense baseline\n"
+          "           bandwidth, speed-up over a dense baseline (--model FILE: a model's\n"
+          "           own weights)\n"
+          "  inspect  what a model file (GGUF, safetensors) holds and what qgemv can use\n"
           "\n"
           "'qgemv <command> --help' describes a command's options; man qgemv has more.\n"
           "Environment: QGEMV_BACKEND, QGEMV_DEVICE, QGEMV_CPU_ISA, QGEMV_NUM_THREADS,\n"
@@ -48,8 +50,10 @@ int main(int argc, char **argv) {
     rc = cmd_verify(argc - 1, argv + 1);
   } else if (strcmp(cmd, "bench") == 0) {
     rc = cmd_bench(argc - 1, argv + 1);
+  } else if (strcmp(cmd, "inspect") == 0) {
+    rc = cmd_inspect(argc - 1, argv + 1);
   } else {
-    fprintf(stderr, "qgemv: unknown command '%s': use info, verify or bench (qgemv --help)\n", cmd);
+    fprintf(stderr, "qgemv: unknown command '%s': use info, verify, bench or inspect (qgemv --help)\n", cmd);
     rc = EXIT_USAGE;
   }
   free(cmdline);

@@ -11,6 +11,7 @@
 int cmd_info(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 
 /* Deterministic random numbers (splitmix64) and the test distributions. */
 typedef struct rng { uint64_t s; } rng;

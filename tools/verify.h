@@ -26,6 +26,16 @@ typedef struct combo_result {
   char error[256];     /* a failed call's message, else "" */
 } combo_result;
 
+/* Worst |y - ref| / allowed over count outputs y (of dtype y) against the
+ * oracle's ref and bound; INFINITY for a NaN the oracle has not. */
+double verify_worst_ratio(qgemv_dtype y, const void *yh, const double *ref, const double *bound, size_t count);
+
+/* qgemv verify --model FILE (verify_model.c): every weight of the file on
+ * each target against the oracle, and the file's bytes against
+ * qgemv_quantize where it holds the f32 source (NAME.f32). */
+struct target;
+int verify_model(struct target *ts, int nt, const char *path, const char *json_path, uint64_t seed);
+
 /* Runs c on every verify shape and row count m, on data from r. */
 void verify_combo(qgemv_ctx *ctx, const combo *c, rng *r, combo_result *out);
 

@@ -24,12 +24,11 @@ void combos_all(combo out[COMBO_COUNT]) {
 
 static size_t esize(qgemv_dtype t) { return t == QGEMV_F32 ? 4 : 2; }
 
-/* Worst |y - ref| / allowed over the m x n outputs. */
-static double worst_ratio(const combo *c, const void *yh, const double *ref, const double *bound, size_t count) {
+double verify_worst_ratio(qgemv_dtype y, const void *yh, const double *ref, const double *bound, size_t count) {
   double worst = 0;
   for (size_t i = 0; i < count; i++) {
-    double v = c->y == QGEMV_F32 ? ((const float *)yh)[i] : qgemv_bf16_to_f32(((const uint16_t *)yh)[i]);
-    double allowed = 1e-3 * bound[i] + (c->y == QGEMV_BF16 ? ldexp(fabs(ref[i]), -8) : 0.0);
+    double v = y == QGEMV_F32 ? ((const float *)yh)[i] : qgemv_bf16_to_f32(((const uint16_t *)yh)[i]);
+    double allowed = 1e-3 * bound[i] + (y == QGEMV_BF16 ? ldexp(fabs(ref[i]), -8) : 0.0);
     double err = fabs(v - ref[i]);
     double ratio = isnan(ref[i]) ? (isnan(v) ? 0 : INFINITY)
                    : isnan(err)  ? INFINITY
@@ -77,7 +76,7 @@ static double run_case(qgemv_ctx *ctx, const combo *c, shape sh, int64_t m, rng 
     goto done;
   what = "oracle";
   if ((s = qgemv_reference_matvec(&hw.desc, m, c->x, xh, c->x, c->norm ? gh : NULL, 1e-5f, ref, bound))) goto done;
-  worst = worst_ratio(c, yh, ref, bound, yc);
+  worst = verify_worst_ratio(c->y, yh, ref, bound, yc);
 done:
   if (s != QGEMV_OK && !what)
     snprintf(err, errsize, "out of host memory");
