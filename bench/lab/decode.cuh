@@ -13,8 +13,8 @@
  * code byte holds both pairs (hi pair, lo pair); one LDS.64 per byte. A
  * 64-bit load is served per half-warp, so 16 copies suffice: entry v of
  * lane l at byte 128 v + 8 (l % 16), 32 KB as the one-term table, the same
- * SHF + LOP3 address. The kernel issues two mma per step (A_hi, A_lo) with
- * the same B words into one accumulator.
+ * SHF + LOP3 address. The kernel issues two mma per step with the same B
+ * words, row-split (nf4_frag2): weight rows g (hi and lo) and g + 8.
  *
  * Q2_0: (code - 1) is exact in fp16 and bf16. OR-ing a 2-bit code c into the
  * mantissa of a power of two (1024 in fp16, 128 in bf16) at bit pair p gives
@@ -99,15 +99,20 @@ LAB_HD uint2 nf4_pair2(const uint2 *lut, uint32_t w, uint32_t lane8) {
   return *reinterpret_cast<const uint2 *>(reinterpret_cast<const char *>(lut) + (off | lane8));
 }
 
-/* A_hi and A_lo fragments of step S (two-term table). */
+/* Two-term fragments of step S, row-split: one mma takes weight row g's
+ * hi values as A rows 0-7 and its lo values as A rows 8-15 (a0, a1 = the
+ * entry of byte J: hi pair, lo pair; a2, a3 = byte J + 1), so that each
+ * LDS.64 lands in the fragment's register pair as it is (no moves); the
+ * second mma does row g + 8 (aB). Weight row g's sum is then D row g + D
+ * row g + 8 of the first mma. */
 template <int S>
-LAB_HD void nf4_frag2(const uint2 *lut, uint32_t lane8, const uint4 &u, uint32_t (&a)[4], uint32_t (&al)[4]) {
+LAB_HD void nf4_frag2(const uint2 *lut, uint32_t lane8, const uint4 &u, uint32_t (&aA)[4], uint32_t (&aB)[4]) {
   constexpr int J = 2 * (S & 1);
   const uint32_t wg = S < 2 ? u.x : u.y, wh = S < 2 ? u.z : u.w;
-  const uint2 p0 = nf4_pair2<J>(lut, wg, lane8), p1 = nf4_pair2<J>(lut, wh, lane8);
-  const uint2 p2 = nf4_pair2<J + 1>(lut, wg, lane8), p3 = nf4_pair2<J + 1>(lut, wh, lane8);
-  a[0] = p0.x, a[1] = p1.x, a[2] = p2.x, a[3] = p3.x;
-  al[0] = p0.y, al[1] = p1.y, al[2] = p2.y, al[3] = p3.y;
+  const uint2 g0 = nf4_pair2<J>(lut, wg, lane8), g1 = nf4_pair2<J + 1>(lut, wg, lane8);
+  const uint2 h0 = nf4_pair2<J>(lut, wh, lane8), h1 = nf4_pair2<J + 1>(lut, wh, lane8);
+  aA[0] = g0.x, aA[1] = g0.y, aA[2] = g1.x, aA[3] = g1.y;
+  aB[0] = h0.x, aB[1] = h0.y, aB[2] = h1.x, aB[3] = h1.y;
 }
 
 /* A fragment of step S from the lane's NF4 word of one block (x,y row g;

@@ -137,11 +137,18 @@ void emulate_warp(const std::vector<uint8_t> &lay, const Weight &w, const Acts &
             auto hv = [&](uint32_t r, int h) {
               return xmode_bf16(XM) ? (double)bf16_bits_f32(r >> (16 * h)) : (double)half_bits_f32(r >> (16 * h));
             };
-            for (int h = 0; h < 2; ++h) { /* two-term: A_hi and A_lo meet in one accumulator */
-              A[g][2 * t + h] = hv(a[0], h) + hv(al[0], h);
-              A[g + 8][2 * t + h] = hv(a[1], h) + hv(al[1], h);
-              A[g][2 * t + 8 + h] = hv(a[2], h) + hv(al[2], h);
-              A[g + 8][2 * t + 8 + h] = hv(a[3], h) + hv(al[3], h);
+            for (int h = 0; h < 2; ++h) {
+              if (LUT == 2) { /* row-split: a = row g (hi, lo), al = row g + 8; D rows summed */
+                A[g][2 * t + h] = hv(a[0], h) + hv(a[1], h);
+                A[g + 8][2 * t + h] = hv(al[0], h) + hv(al[1], h);
+                A[g][2 * t + 8 + h] = hv(a[2], h) + hv(a[3], h);
+                A[g + 8][2 * t + 8 + h] = hv(al[2], h) + hv(al[3], h);
+              } else {
+                A[g][2 * t + h] = hv(a[0], h);
+                A[g + 8][2 * t + h] = hv(a[1], h);
+                A[g][2 * t + 8 + h] = hv(a[2], h);
+                A[g + 8][2 * t + 8 + h] = hv(a[3], h);
+              }
               for (int G = 0; G < NG; ++G) {
                 B[G][2 * t + h][g] = hv(bw[lane][G][q][2 * s], h);
                 B[G][2 * t + 8 + h][g] = hv(bw[lane][G][q][2 * s + 1], h);

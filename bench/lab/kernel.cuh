@@ -53,7 +53,10 @@ namespace lab {
 
 enum Pipe { kTMA = 0, kCPA = 1, kREG = 2 };
 enum Mode { kLoads = 0, kDecode = 1, kMath = 2, kFull = 3 };
-enum Flags { kEarlyRing = 1 };
+/* kEarlyRing: the whole ring prologue before the B staging (and before
+ * griddepcontrol.wait); kEarlyOne: only its first stage there, the rest
+ * after the staging (a smaller burst ahead of the x loads). */
+enum Flags { kEarlyRing = 1, kEarlyOne = 2 };
 
 __host__ __device__ constexpr int lb_threads(int lb) { return lb == 0 ? 512 : lb == 1 ? 768 : 1024; }
 
@@ -224,6 +227,7 @@ template <int FMT, int XM, int NG, int T, int MODE, int BS, int LUT>
 struct WarpCtx {
   static constexpr int BK = fmt_bk(FMT), QB = BK / 64, NEB = fmt_kc(FMT) / BK, SPL = xmode_splits(XM);
   static constexpr bool BF = xmode_bf16(XM);
+  static constexpr bool TWO = FMT == kNF4 && LUT == 2;
   static_assert(!(FMT == kNF4 && BF), "NF4 needs fp16 A: no direct or B3 mode");
   int lane, g, t;
   uint32_t lane4, lane8;
@@ -273,11 +277,21 @@ LAB_UNROLL
       }
 LAB_UNROLL
       for (int tt = 0; tt < T; ++tt) {
-        float c[NG][4];
+        float c[NG][4], c2[NG][4]; /* c2: the two-term table's second mma (weight rows g + 8) */
 LAB_UNROLL
-        for (int G = 0; G < NG; ++G) c[G][0] = c[G][1] = c[G][2] = c[G][3] = 0.0f;
+        for (int G = 0; G < NG; ++G)
+          c[G][0] = c[G][1] = c[G][2] = c[G][3] = c2[G][0] = c2[G][1] = c2[G][2] = c2[G][3] = 0.0f;
 LAB_UNROLL
-        for (int q = 0; q < QB; ++q) block_mma(v, tt, eb * QB + q, bw, q, c);
+        for (int q = 0; q < QB; ++q) block_mma(v, tt, eb * QB + q, bw, q, c, c2);
+        if (TWO && MODE != kDecode) /* hi and lo halves of each weight row */
+LAB_UNROLL
+          for (int G = 0; G < NG; ++G) {
+            const float r0 = c[G][0] + c[G][2], r1 = c[G][1] + c[G][3];
+            c[G][2] = c2[G][0] + c2[G][2];
+            c[G][3] = c2[G][1] + c2[G][3];
+            c[G][0] = r0;
+            c[G][1] = r1;
+          }
         const float sgf = v.scale(tt, 0, eb), shf = v.scale(tt, 1, eb);
         if (MODE == kDecode) { /* the scale bytes count as read too */
           sink ^= f32_bits(c[0][0]) ^ f32_bits(sgf) ^ f32_bits(shf);
@@ -294,12 +308,12 @@ LAB_UNROLL
     }
   }
 
-  /* A fragments of step S of a block: one term, or (LUT 2) hi and lo. */
+  /* A fragments of step S of a block (LUT 2: the two row-split ones). */
   template <int S>
   __device__ __forceinline__ void frag(const uint4 &u, uint32_t wg, uint32_t wh, uint32_t (&a)[4],
-                                       uint32_t (&al)[4]) const {
-    if (FMT == kNF4 && LUT == 2)
-      nf4_frag2<S>(lut2, lane8, u, a, al);
+                                       uint32_t (&a2)[4]) const {
+    if (TWO)
+      nf4_frag2<S>(lut2, lane8, u, a, a2);
     else if (FMT == kNF4)
       nf4_frag<S, LUT>(lut, lane4, u, a);
     else
@@ -307,11 +321,11 @@ LAB_UNROLL
   }
 
   /* The four steps of 64-block blk of tile tt: decode A, then one mma per
-   * column group (two with the two-term table: A_hi, then A_lo, same B,
-   * same accumulator); DECODE mode folds A instead. */
+   * column group (two with the two-term table: into c and c2, same B);
+   * DECODE mode folds A instead. */
   template <class View>
   __device__ __forceinline__ void block_mma(const View &v, int tt, int blk, const uint32_t (&bw)[NG][QB][8], int q,
-                                            float (&c)[NG][4]) {
+                                            float (&c)[NG][4], float (&c2)[NG][4]) {
     uint4 u;
     uint32_t wg = 0, wh = 0;
     if (FMT == kNF4) {
@@ -321,16 +335,15 @@ LAB_UNROLL
       wg = (blk & 1) ? u.z : u.x;
       wh = (blk & 1) ? u.w : u.y;
     }
-    constexpr bool TWO = FMT == kNF4 && LUT == 2;
 LAB_UNROLL
     for (int s = 0; s < 4; ++s) {
-      uint32_t a[4], al[4] = {0u, 0u, 0u, 0u};
-      if (s == 0) frag<0>(u, wg, wh, a, al);
-      if (s == 1) frag<1>(u, wg, wh, a, al);
-      if (s == 2) frag<2>(u, wg, wh, a, al);
-      if (s == 3) frag<3>(u, wg, wh, a, al);
+      uint32_t a[4], a2[4] = {0u, 0u, 0u, 0u};
+      if (s == 0) frag<0>(u, wg, wh, a, a2);
+      if (s == 1) frag<1>(u, wg, wh, a, a2);
+      if (s == 2) frag<2>(u, wg, wh, a, a2);
+      if (s == 3) frag<3>(u, wg, wh, a, a2);
       if (MODE == kDecode) {
-        c[0][0] = bits_f32(f32_bits(c[0][0]) ^ a[0] ^ a[1] ^ a[2] ^ a[3] ^ al[0] ^ al[1] ^ al[2] ^ al[3]);
+        c[0][0] = bits_f32(f32_bits(c[0][0]) ^ a[0] ^ a[1] ^ a[2] ^ a[3] ^ a2[0] ^ a2[1] ^ a2[2] ^ a2[3]);
         continue;
       }
 LAB_UNROLL
@@ -339,7 +352,7 @@ LAB_UNROLL
           mma_bf16(c[G], a, bw[G][q][2 * s], bw[G][q][2 * s + 1]);
         } else {
           mma_f16(c[G], a, bw[G][q][2 * s], bw[G][q][2 * s + 1]);
-          if (TWO) mma_f16(c[G], al, bw[G][q][2 * s], bw[G][q][2 * s + 1]);
+          if (TWO) mma_f16(c2[G], a2, bw[G][q][2 * s], bw[G][q][2 * s + 1]);
         }
       }
     }
@@ -562,15 +575,15 @@ LAB_UNROLL
     for (int tt = 0; tt < T; ++tt) src[tt] = p.w + ((int64_t)(rg * T + tt) * p.nch + c0 + i) * CH;
   };
   uint4 nxt[T][6]; /* REG pipe: the next chunk */
-  auto prologue = [&]() {
+  auto prologue = [&](int j0, int j1) { /* ring stages [j0, j1) */
     if constexpr (PIPE == kREG) {
-      if (total > 0) {
+      if (total > 0 && j0 == 0) {
         const uint8_t *src[T];
         src_of(0, src);
         reg_load<FMT, T>(src, 0, cx.lane, cx.g, nxt);
       }
     } else {
-      for (int j = 0; j < S; ++j) {
+      for (int j = j0; j < j1; ++j) {
         if (j < total && (PIPE == kCPA || cx.lane == 0)) {
           const uint8_t *src[T];
           src_of(j, src);
@@ -580,8 +593,8 @@ LAB_UNROLL
       }
     }
   };
-  const bool early = (p.flags & kEarlyRing) != 0;
-  if (early) prologue();
+  const int early = (p.flags & kEarlyRing) ? S : (p.flags & kEarlyOne) ? 1 : 0;
+  prologue(0, early);
   pdl_wait(); /* from here on x may be read and y written */
   const bool phased = BS && MODE == kFull && p.phases > 1;
   char *sbB = smem + sp.sbB;
@@ -589,7 +602,7 @@ LAB_UNROLL
         *sbS = reinterpret_cast<float *>(smem + sp.sbS);
   if (BS && MODE == kFull && !phased) stage_range<FMT, XM>(p, 0, sbB, sbP, sbQ, sbS);
   __syncthreads();
-  if (!early) prologue();
+  prologue(early, S);
 
   const int R = phased ? p.phases : 1, P = phased ? phase_chunks(p.nch, p.KS, p.phases) : nloc;
   for (int it = 0; it < iters; ++it) {

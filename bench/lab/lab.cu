@@ -84,7 +84,7 @@ struct LaunchInfo {
 std::string geom_str(const KernelEntry &e, const Geom &g) {
   char gb[128];
   snprintf(gb, sizeof gb, "G%d KS%d S%d %s%s%s%s", g.G, g.KS, e.pipe == kREG ? 0 : g.S, g.persist ? "persist" : "grid",
-           g.phases > 1 ? (" R" + std::to_string(g.phases)).c_str() : "", g.flags & kEarlyRing ? " early" : "",
+           g.phases > 1 ? (" R" + std::to_string(g.phases)).c_str() : "", g.flags & kEarlyRing ? " early" : g.flags & kEarlyOne ? " early1" : "",
            g.pdl ? " pdl" : "");
   return gb;
 }
@@ -348,7 +348,8 @@ struct Lab {
       r.worst = c.worst;
       r.fails = c.fails;
       r.unwritten = c.unwritten;
-      const std::string key = case_key + "m" + std::to_string(m) + "KS" + std::to_string(g.KS);
+      const std::string key = case_key + xmode_name(e.xm) + "lut" + std::to_string(e.lut == 2) + "m" +
+                              std::to_string(m) + "KS" + std::to_string(g.KS);
       const uint64_t h = fnv1a(y.data(), y.size());
       auto it = xv_hash.find(key);
       if (it == xv_hash.end())
@@ -464,6 +465,7 @@ struct Lab {
       for (int KS : {1, 2, 4, 8, 16}) {
         if (W % KS || KS > nch) continue;
         Geom g{W / KS, KS, e.pipe == kREG ? 1 : 2, true};
+        g.flags = e.bs && e.mode == kFull ? 0 : kEarlyRing; /* run 1: an early ring delays the B staging */
         g.phases = fit_phases(e, g, m);
         if (g.phases == 0) continue;
         const int occ = occupancy(e, g, m);
@@ -488,13 +490,13 @@ struct Lab {
   }
 
   /* The m = 1 sweep candidates of (fmt, xm) on the current shape: every
-   * FULL one-group TMA/REG entry (128 registers; 80 and 64 only at
-   * 28672x8192) x its 3 best balanced geometries. */
+   * FULL one-group TMA/REG entry with 128 registers x its 3 best balanced
+   * geometries. */
   std::vector<std::pair<const KernelEntry *, Geom>> candidates(int xm) {
     std::vector<std::pair<const KernelEntry *, Geom>> c;
     for (const auto &e : ents) {
       if (e.fmt != fmt || e.xm != xm || e.ng != 1 || e.mode != kFull || e.pipe == kCPA || e.lut == 1) continue;
-      if (e.lb && !(sh.n == 28672 && sh.k == 8192)) continue;
+      if (e.lb) continue; /* run 1: every 80/64-register kernel spills and is slower */
       for (const Geom &g : balanced(e, 1, o.quick ? 1 : 3)) c.push_back({&e, g});
     }
     return c;
@@ -649,11 +651,15 @@ void Lab::sweep_format() {
           const Rec q = run("depth", *le, g, 1, &ref, true, false, "normal");
           if (q.li.ok && q.pass && q.us < lus) lg = g, lus = q.us;
         }
-        /* ablation at the best: early ring off; PDL toggled */
+        /* ablation at the best: the other ring orders; PDL toggled */
+        for (int fl : {0, (int)kEarlyOne, (int)kEarlyRing}) {
+          if (fl == lg.flags || (fl == kEarlyOne && le->pipe == kREG)) continue;
+          Geom g = lg;
+          g.flags = fl;
+          const Rec q = run("ablate", *le, g, 1, &ref, true, false, "normal");
+          if (q.li.ok && q.pass && q.us < lus) lg = g, lus = q.us;
+        }
         Geom g = lg;
-        g.flags = 0;
-        run("ablate", *le, g, 1, &ref, true, false, "normal");
-        g = lg;
         g.pdl = !lg.pdl;
         run("ablate", *le, g, 1, &ref, true, false, "normal");
         /* NF4: the contract needs the two-term table; it is the winner */
@@ -665,18 +671,33 @@ void Lab::sweep_format() {
       }
       printf("== winner %s %s: %s %.2f us\n", shape_str(s).c_str(), xmode_name(xm), entry_name(*be).c_str(), best_us);
       if (!bf) f32w.push_back({be, bg});
-      /* 4. batched at the winner's KS: B per CTA (phased as needed) or per
-       * warp, T = 1, 2 */
-      for (int m : {8, 16})
-        for (int t : {1, 2})
-          for (int bs : {1, 0}) {
-            const KernelEntry *e = find(fmt, xm, ng_for(xm, m), t, kTMA, kFull, bs, be->lut);
-            if (!e) continue;
-            Geom g = translate(bg, be->t, t, 0);
-            g.S = 2;
-            g.phases = fit_phases(*e, g, m);
-            if (g.phases) run("batched", *e, g, m, &ref, true, true, "normal");
-          }
+      /* 4. batched at the winner's KS, and at the KS of the best m = 1
+       * variant with KS <= 2 (long units: B phases staged per unit stay
+       * cheap; the m = 1 time at that KS is in the sweep): B per CTA
+       * (phased as needed) or per warp, T = 1, 2 */
+      std::vector<std::pair<const KernelEntry *, Geom>> bgeo = {{be, bg}};
+      {
+        const Rec *k2 = nullptr;
+        for (const Rec &r : sw)
+          if (r.li.ok && r.pass && r.g.KS <= 2 && r.e->lut == be->lut && (!k2 || r.us < k2->us)) k2 = &r;
+        if (k2 && k2->g.KS != bg.KS) {
+          Geom g = k2->g;
+          g.pdl = bg.pdl;
+          bgeo.push_back({k2->e, g});
+        }
+      }
+      for (auto [we, wg] : bgeo)
+        for (int m : {8, 16})
+          for (int t : {1, 2})
+            for (int bs : {1, 0}) {
+              const KernelEntry *e = find(fmt, xm, ng_for(xm, m), t, kTMA, kFull, bs, be->lut);
+              if (!e) continue;
+              Geom g = translate(wg, we->t, t, 0);
+              g.S = 2;
+              g.flags = bs ? 0 : kEarlyRing;
+              g.phases = fit_phases(*e, g, m);
+              if (g.phases) run("batched", *e, g, m, &ref, true, true, "normal");
+            }
       /* 5. subtractive at the winner's KS, T = 2, B per CTA: loads / +decode
        * / +math / full (main activation mode) */
       if (xm == main_xm) {
@@ -985,6 +1006,16 @@ void Lab::write_json(const std::string &path, const std::vector<ProbeResult> *pr
  * subtractive rows, loads-only bests, PDL chains and contract checks. */
 void Lab::summary(FILE *f) const {
   auto xm_of = [](const Rec &r) { return r.e ? xmode_name(r.e->xm) : "?"; };
+  /* the ring order of a key's best (contract family) m = 1 record */
+  auto best_flags = [&](const std::string &k) {
+    const Rec *b = nullptr;
+    for (const Rec &r : recs)
+      if (r.e && r.shape + " " + r.fmt + " " + r.xdtype + " " + xm_of(r) == k && r.li.ok && r.pass && r.m == 1 &&
+          !r.norm && r.mode == kFull && r.pattern == "normal" && r.us > 0 && (r.fmt != "nf4" || r.e->lut == 2) &&
+          r.group != "r1" && r.group != "sub" && r.group != "batched" && (!b || r.us < b->us))
+        b = &r;
+    return b ? b->g.flags : -1;
+  };
   std::vector<std::string> keys;
   for (const Rec &r : recs) {
     if (r.group == "contract" || r.group == "loads" || !r.e) continue;
@@ -997,7 +1028,7 @@ void Lab::summary(FILE *f) const {
   auto us = [](const Rec *a) { return a ? std::to_string(a->us).substr(0, 5) : std::string("-"); };
   for (const std::string &k : keys) {
     const Rec *r1 = nullptr, *best = nullptr, *nopdl = nullptr, *pdl = nullptr, *lut0 = nullptr, *b8 = nullptr,
-              *b16 = nullptr, *nm1 = nullptr, *late = nullptr;
+              *b16 = nullptr, *nm1 = nullptr, *late = nullptr, *early1 = nullptr, *early = nullptr;
     int checks = 0, fails = 0, ident_bad = 0, xv_bad = 0, adv_ok = -1, ext_ok = -1;
     for (const Rec &r : recs) {
       if (!r.e || r.shape + " " + r.fmt + " " + r.xdtype + " " + xm_of(r) != k || !r.li.ok) continue;
@@ -1028,8 +1059,8 @@ void Lab::summary(FILE *f) const {
         better(lut0);
         continue;
       }
-      if (r.group == "ablate" && !(r.g.flags & kEarlyRing)) {
-        late = &r;
+      if (r.group == "ablate" && r.g.pdl && best_flags(k) != r.g.flags) {
+        (r.g.flags == 0 ? late : r.g.flags == kEarlyOne ? early1 : early) = &r;
         continue;
       }
       better(best);
@@ -1039,12 +1070,27 @@ void Lab::summary(FILE *f) const {
       fprintf(f, "%-28s no passing m=1 variant (r1 %s us)\n", k.c_str(), us(r1).c_str());
       continue;
     }
-    fprintf(f, "%-28s r1 %6s  best %7.2f us %5.0f GB/s %5.1f%%  %-34s %-30s | no-pdl %s pdl %s late-ring %s",
+    fprintf(f, "%-28s r1 %6s  best %7.2f us %5.0f GB/s %5.1f%%  %-34s %-30s | no-pdl %s pdl %s ring late %s early1 %s "
+            "early %s",
             k.c_str(), us(r1).c_str(), best->us, best->gbs, best->pct,
             best->kernel.substr(best->kernel.find('/') + 1).c_str(), best->geom.c_str(), us(nopdl).c_str(),
-            us(pdl).c_str(), us(late).c_str());
+            us(pdl).c_str(), us(late).c_str(), us(early1).c_str(), us(early).c_str());
     if (lut0) fprintf(f, " | fp16-table %s", us(lut0).c_str());
-    fprintf(f, " | m8 %s m16 %s", ratio(b8, best).c_str(), ratio(b16, best).c_str());
+    /* batched: over the best m = 1 time, and over the best m = 1 time at the
+     * same KS (what bit-identity to m = 1 needs) */
+    auto same_ks = [&](const Rec *b) -> const Rec * {
+      const Rec *o1 = nullptr;
+      if (!b) return nullptr;
+      for (const Rec &r : recs)
+        if (r.e && r.shape == b->shape && r.fmt == b->fmt && r.xdtype == b->xdtype && r.e->xm == b->e->xm &&
+            r.e->lut == b->e->lut && r.m == 1 && !r.norm && r.mode == kFull && r.pattern == "normal" && r.pass &&
+            r.us > 0 && r.g.KS == b->g.KS && r.group != "sub" && r.group != "r1" && (!o1 || r.us < o1->us))
+          o1 = &r;
+      return o1;
+    };
+    fprintf(f, " | m8 %s (KS%d: %s) m16 %s (KS%d: %s)", ratio(b8, best).c_str(), b8 ? b8->g.KS : 0,
+            ratio(b8, same_ks(b8)).c_str(), ratio(b16, best).c_str(), b16 ? b16->g.KS : 0,
+            ratio(b16, same_ks(b16)).c_str());
     if (nm1) fprintf(f, " norm %s", ratio(nm1, best).c_str());
     fprintf(f, " | checks %d/%d%s%s adv %s ext %s\n", checks - fails, checks, ident_bad ? " BATCH-DIFF" : "",
             xv_bad ? " XV-DIFF" : "", adv_ok < 0 ? "-" : adv_ok ? "ok" : "FAIL",
