@@ -16,8 +16,11 @@
  * over the best probe of the same run. Every FULL variant is checked on 257
  * sampled rows against the double reference (|y - ref| <= 1e-3 R (+2^-8
  * |ref| for bf16 y)), poisoned outputs must all be written, batched rows
- * must equal m = 1 rows bit for bit, and variants of the same k-split must
- * agree bit for bit. */
+ * must equal m = 1 rows bit for bit, and variants of the same k-split,
+ * activation mode and table must agree bit for bit. Launches may carry the
+ * PDL attribute (Geom::pdl); chains of 8 launches whose x is the previous
+ * y must equal the plain chain bit for bit; correlated inputs (one code per
+ * row, all-positive x, k up to 65536) check the contract (round 2). */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>

@@ -13,8 +13,9 @@
  * that the block's largest magnitude lands in [2^14, 2^15), then split into
  * fp16 terms: one (exact for bf16 x) or two (22 bits, f32 x or norm); with
  * two, even columns carry the first term and odd columns the residual.
- * Elements under 2^-38 of their block's largest fall below fp16 and are
- * lost (an absolute error <= 2^-39 max|x| each; bench/NOTES.md v3).
+ * The error per element v is at most 2^-22 |v| + 2^-39 M with two terms
+ * (2^-39 M with one), M the block's largest magnitude; elements under
+ * 2^-40 M are lost (bench/NOTES.md v3 round 2, question 5).
  * B3 (Q2_0 with f32 x or norm): v split into three bf16 terms, t0 =
  * bf16(v), t1 = bf16(v - t0), t2 = bf16(v - t0 - t1): their sum is v
  * exactly (24 significant bits), with bf16's exponent range, so no block
