@@ -7,6 +7,15 @@
  * lane l at byte 128 v + 4 l), so a warp's 32 lookups hit 32 banks: 32 KB,
  * SHF + LOP3 + LDS per code byte.
  *
+ * NF4 two-term (LUT 2): each table value as fp16 hi + fp16 lo (lo = the
+ * fp16 rounding of value - hi: 22 significant bits, relative error <= 1.1e-7
+ * over the 16 values against 3.25e-4 for hi alone). One 8-byte entry per
+ * code byte holds both pairs (hi pair, lo pair); one LDS.64 per byte. A
+ * 64-bit load is served per half-warp, so 16 copies suffice: entry v of
+ * lane l at byte 128 v + 8 (l % 16), 32 KB as the one-term table, the same
+ * SHF + LOP3 address. The kernel issues two mma per step with the same B
+ * words, row-split (nf4_frag2): weight rows g (hi and lo) and g + 8.
+ *
  * Q2_0: (code - 1) is exact in fp16 and bf16. OR-ing a 2-bit code c into the
  * mantissa of a power of two (1024 in fp16, 128 in bf16) at bit pair p gives
  * 2^E + c 4^p exactly; one packed FMA (x 4^-p, -(2^E 4^-p + 1)) yields c - 1
@@ -72,6 +81,38 @@ template <int J>
 LAB_HD uint32_t nf4_pair256(const uint32_t *lut, uint32_t w, uint32_t lane4) {
   const uint32_t off = byte_perm(w, lane4, 0x5504u | (J << 4));
   return *reinterpret_cast<const uint32_t *>(reinterpret_cast<const char *>(lut) + off);
+}
+
+/* Two-term table: the 8-byte entry of code byte v (hi pair, lo pair). */
+LAB_HD uint2 nf4_lut2_entry(int v) {
+  const float a = nf4_value(v & 15), b = nf4_value(v >> 4);
+  const uint32_t ha = f32_to_half_bits(a), hb = f32_to_half_bits(b);
+  const uint32_t la = f32_to_half_bits(a - half_bits_f32(ha)), lb = f32_to_half_bits(b - half_bits_f32(hb));
+  return make_uint2(ha | (hb << 16), la | (lb << 16));
+}
+constexpr int kLut2Entries = 256 * 16; /* uint2 entries, 32 KB */
+
+/* Byte J of w looked up in the two-term table (lane8 = 8 * (lane % 16)). */
+template <int J>
+LAB_HD uint2 nf4_pair2(const uint2 *lut, uint32_t w, uint32_t lane8) {
+  const uint32_t off = (J == 0 ? (w << 7) : (w >> (8 * J - 7))) & 0x7f80u;
+  return *reinterpret_cast<const uint2 *>(reinterpret_cast<const char *>(lut) + (off | lane8));
+}
+
+/* Two-term fragments of step S, row-split: one mma takes weight row g's
+ * hi values as A rows 0-7 and its lo values as A rows 8-15 (a0, a1 = the
+ * entry of byte J: hi pair, lo pair; a2, a3 = byte J + 1), so that each
+ * LDS.64 lands in the fragment's register pair as it is (no moves); the
+ * second mma does row g + 8 (aB). Weight row g's sum is then D row g + D
+ * row g + 8 of the first mma. */
+template <int S>
+LAB_HD void nf4_frag2(const uint2 *lut, uint32_t lane8, const uint4 &u, uint32_t (&aA)[4], uint32_t (&aB)[4]) {
+  constexpr int J = 2 * (S & 1);
+  const uint32_t wg = S < 2 ? u.x : u.y, wh = S < 2 ? u.z : u.w;
+  const uint2 g0 = nf4_pair2<J>(lut, wg, lane8), g1 = nf4_pair2<J + 1>(lut, wg, lane8);
+  const uint2 h0 = nf4_pair2<J>(lut, wh, lane8), h1 = nf4_pair2<J + 1>(lut, wh, lane8);
+  aA[0] = g0.x, aA[1] = g0.y, aA[2] = g1.x, aA[3] = g1.y;
+  aB[0] = h0.x, aB[1] = h0.y, aB[2] = h1.x, aB[3] = h1.y;
 }
 
 /* A fragment of step S from the lane's NF4 word of one block (x,y row g;

@@ -125,6 +125,23 @@ Weight make_weight(int fmt, int64_t n, int64_t k, uint64_t seed) {
   return w;
 }
 
+Weight make_weight_corr(int fmt, int64_t n, int64_t k, uint64_t seed) {
+  Weight w = make_weight(fmt, n, k, seed);
+  const size_t bb = q2_block_bytes(w.group);
+  for (int64_t r = 0; r < n; ++r) {
+    uint64_t s = seed * 31 + (uint64_t)r * 0x9e3779b97f4a7c15ull + 5;
+    if (fmt == kNF4) {
+      for (int64_t b = 0; b < k / 64; ++b) w.scales[(size_t)(r * (k / 64) + b)] = (float)(0.01 + 0.02 * uniform(s));
+      if (r < n / 2) memset(&w.data[(size_t)(r * (k / 2))], (int)((r % 16) * 17), (size_t)(k / 2));
+    } else if (r < n / 2) {
+      const int c = (int)(r % 4);
+      for (int64_t b = 0; b < k / w.group; ++b)
+        memset(&w.data[(size_t)(r * (k / w.group) + b) * bb + 2], c * 0x55, (size_t)w.group / 4);
+    }
+  }
+  return w;
+}
+
 uint32_t q2_lane_word(const Weight &w, int64_t row, int64_t blk, int t) {
   uint32_t word = 0;
   for (int s = 0; s < 4; ++s)
@@ -192,6 +209,8 @@ Acts make_acts(int64_t m, int64_t k, bool bf16, int pattern, uint64_t seed) {
       double v;
       if (pattern == kNormal) {
         v = normal(s);
+      } else if (pattern == kPositive) {
+        v = 0.5 + uniform(s);
       } else {
         const int64_t b = kk / 64, j = kk % 64, p = adv_pos(b);
         const double sign = (splitmix(s) & 1) ? -1.0 : 1.0, mag = 1.0 + uniform(s);

@@ -36,12 +36,18 @@ inline int adv_pos(int64_t b) { return (int)((b * 37 + 11) % 64); }
 
 /* Random codes and scales (a few zero NF4 scales), forced zeros as above. */
 Weight make_weight(int fmt, int64_t n, int64_t k, uint64_t seed);
+/* The correlated-error weight of the contract check: rows r < n / 2 hold
+ * one code repeated over all of k (NF4 code r % 16, Q2_0 code r % 4),
+ * the other rows random codes; all scales positive. */
+Weight make_weight_corr(int fmt, int64_t n, int64_t k, uint64_t seed);
 /* layout.h stream: tiles * (k / KC) chunks. */
 std::vector<uint8_t> repack(const Weight &w);
 /* One Q2_0 word of layout.h: the lane-t codes of (row, 64-block). */
 uint32_t q2_lane_word(const Weight &w, int64_t row, int64_t blk, int t);
 
-enum XPattern { kNormal = 0, kAdversarial = 1, kExtreme = 2 };
+/* kPositive: uniform in [0.5, 1.5) (all-positive activations, as after
+ * SiLU-gated layers): rounding errors of one sign add up over k. */
+enum XPattern { kNormal = 0, kAdversarial = 1, kExtreme = 2, kPositive = 3 };
 /* m rows of k activations (values exactly as uploaded: bf16-rounded when
  * bf16), and gamma; bits[] holds the upload bytes. */
 struct Acts {

@@ -37,6 +37,8 @@ enum XMode {
   kDirect = 0, /* Q2_0 with bf16 x, no norm: A bf16 (code-1), B = x as stored */
   kS1 = 1,     /* NF4 with bf16 x, no norm: B = one fp16 term (exact) */
   kS2 = 2,     /* f32 x or RMSNorm: B = two fp16 terms */
+  kB3 = 3,     /* Q2_0 with f32 x or RMSNorm: B = three bf16 terms (exact,
+                  no scaling, no range limit); A bf16 (code-1) as direct */
 };
 
 __host__ __device__ constexpr int fmt_kc(int f) { return f == kNF4 ? 256 : 512; }
@@ -46,7 +48,9 @@ __host__ __device__ constexpr int fmt_scale_row_bytes(int f) { return f == kQ2G1
 /* Code bytes per (tile, chunk): 4 words of 16 bytes per lane, 32 lanes. */
 constexpr int kChunkCodeBytes = 2048;
 __host__ __device__ constexpr int fmt_chunk_bytes(int f) { return kChunkCodeBytes + 16 * fmt_scale_row_bytes(f); }
-__host__ __device__ constexpr int xmode_splits(int xm) { return xm == kS2 ? 2 : 1; }
+__host__ __device__ constexpr int xmode_splits(int xm) { return xm == kS2 ? 2 : xm == kB3 ? 3 : 1; }
+/* A and B in bf16 (direct, B3) or fp16 (S1, S2). */
+__host__ __device__ constexpr bool xmode_bf16(int xm) { return xm == kDirect || xm == kB3; }
 
 }  // namespace lab
 

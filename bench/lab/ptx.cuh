@@ -107,6 +107,18 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity, unsigne
   }
 }
 
+/* ---- programmatic dependent launch (sm_90+, also sm_120/121) ----
+ * wait: returns once every grid this one depends on has completed and its
+ * memory is visible (at once when the launch had no programmatic edge).
+ * Nothing that reads x or writes y may come before it: x may be what the
+ * previous matvec writes, y what it reads. launch_dependents: lets the next
+ * grid in the stream start its own pre-wait part (its weight ring) on SMs
+ * this grid leaves free. */
+__device__ __forceinline__ void pdl_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+__device__ __forceinline__ void pdl_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
 /* ---- tensor cores: D = A B + D, m16n8k16, f32 accumulation ----
  * lane = 4 g + t. a0 (row g, k 2t..2t+1), a1 (row g+8, k 2t..), a2 (row g,
  * k 2t+8..), a3 (row g+8, k 2t+8..); b0 (k 2t..2t+1, col g), b1 (k 2t+8..,
@@ -147,6 +159,15 @@ LAB_HD uint32_t f32_bits(float f) {
 LAB_HD float half_bits_f32(uint32_t h16) { return __half2float(__ushort_as_half((unsigned short)(h16 & 0xffffu))); }
 LAB_HD uint32_t f32_to_half_bits(float f) { return __half_as_ushort(__float2half_rn(f)); }
 LAB_HD float bf16_bits_f32(uint32_t b16) { return bits_f32((b16 & 0xffffu) << 16); }
+/* f32 -> bf16 bits, round to nearest even (finite inputs). */
+LAB_HD uint32_t f32_to_bf16_rn_bits(float f) {
+#ifdef __CUDA_ARCH__
+  return __bfloat16_as_ushort(__float2bfloat16_rn(f));
+#else
+  const uint32_t w = f32_bits(f);
+  return ((w + 0x7fffu + ((w >> 16) & 1u)) >> 16) & 0xffffu;
+#endif
+}
 
 /* Packed FMA on two halves; the host fallback rounds twice, which is exact
  * where the kernels use it (exact results only). */

@@ -1,6 +1,7 @@
 /* The kernel variants built into the lab: one entry per instantiation of
- * qmv<FMT, XMODE, NG, T, PIPE, MODE> (kernel.cuh). Run-time parameters
- * (G, KS, S, persistent grid) multiply them in the sweep. */
+ * qmv<FMT, XMODE, NG, T, PIPE, MODE, BS, LUT, LB> (kernel.cuh). Run-time
+ * parameters (G, KS, S, persistent grid, phases, early ring, PDL launch)
+ * multiply them in the sweep. */
 #ifndef LAB_REGISTRY_H
 #define LAB_REGISTRY_H
 
@@ -12,7 +13,8 @@ namespace lab {
 struct KernelEntry {
   int fmt, xm, ng, t, pipe, mode;
   int bs;  /* 1: B staged once per CTA in shared memory */
-  int lut; /* NF4: 1 = 256-byte-row table (PRMT address) */
+  int lut; /* NF4: 1 = 256-byte-row table (PRMT address), 2 = two-term (hi + lo) */
+  int lb;  /* launch bounds: 0 = 512 threads / 128 registers, 1 = 768 / 80, 2 = 1024 / 64 */
   const void *fn;
 };
 

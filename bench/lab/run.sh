@@ -8,8 +8,10 @@
 #   3. lab --fmt nf4|q2g64|q2g128  sweep, checks, batched, subtractive,
 #                              adversarial, norm          -> $OUT/<fmt>.json
 #   4. ncu --set full of two variants at 28672x8192 (LAB_NCU: tags from the
-#      lab's list, default the fastest NF4 f32 and Q2_0 g64 bf16 kernels)
-#                              -> $OUT/ncu-<tag>.txt
+#      lab's list, default the fastest NF4 f32 (two-term table) and Q2_0 g64
+#      bf16 kernels)           -> $OUT/ncu-<tag>.txt
+# The whole run keeps within LAB_DEADLINE seconds (default 570: the device
+# tool's 600-second limit): each step's timeout is cut to what is left.
 #   5. the short table         -> $OUT/summary.txt, printed last
 # Everything printed also goes to $OUT/log.txt (8 files come back at most).
 # LAB_FMTS / LAB_ARGS / LAB_NCU narrow a run (e.g. LAB_FMTS=nf4).
@@ -24,6 +26,11 @@ ncuf=/tmp/lab-ncu-targets.txt
 rm -f "$ncuf" "$sum"
 t0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - t0)) s] $*"; }
+deadline=$((t0 + ${LAB_DEADLINE:-570}))
+left() { # seconds for a step: its own limit or what is left, whichever is less
+  local l=$((deadline - $(date +%s)))
+  [ "$l" -lt "$1" ] && echo $((l > 1 ? l : 1)) || echo "$1"
+}
 
 stamp "== machine"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw,power.limit \
@@ -42,13 +49,13 @@ if [ -x "$cuobjdump" ]; then
 fi
 
 stamp "== probes"
-timeout 90 "$lab" --probe --out "$out" --summary "$sum"
+timeout "$(left 60)" "$lab" --probe --out "$out" --summary "$sum"
 ceil=$(awk '/^CEILING/ { c = $2 } END { print c + 0 }' "$out/log.txt")
 stamp "ceiling $ceil GB/s"
 
 for f in ${LAB_FMTS:-nf4 q2g64 q2g128}; do
   stamp "== lab $f"
-  timeout 150 "$lab" --fmt "$f" --ceiling "$ceil" --out "$out" --summary "$sum" --ncu-file "$ncuf" ${LAB_ARGS:-} ||
+  timeout "$(left 170)" "$lab" --fmt "$f" --ceiling "$ceil" --out "$out" --summary "$sum" --ncu-file "$ncuf" ${LAB_ARGS:-} ||
     echo "lab $f: exit status $?"
 done
 
@@ -57,8 +64,9 @@ if [ -n "$ncu" ] && [ -f "$ncuf" ] && [ -z "${LAB_NONCU:-}" ]; then
     stamp "== ncu $tag: $spec"
     rep="$out/ncu-$tag.txt"
     args=(--clock-control none --set full -k regex:qmv --launch-skip 2 --launch-count 1)
-    timeout 120 "$ncu" "${args[@]}" --page details --print-details all "$lab" --only "$spec" >"$rep" 2>&1 ||
-      timeout 120 "$ncu" "${args[@]}" --page details "$lab" --only "$spec" >"$rep" 2>&1
+    [ "$(left 90)" -lt 40 ] && { stamp "ncu $tag skipped: too little time left"; continue; }
+    timeout "$(left 90)" "$ncu" "${args[@]}" --page details --print-details all "$lab" --only "$spec" >"$rep" 2>&1 ||
+      timeout "$(left 90)" "$ncu" "${args[@]}" --page details "$lab" --only "$spec" >"$rep" 2>&1
     grep -E "Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Issue Slots Busy|No Eligible" \
       "$rep" | head -n 12
   done

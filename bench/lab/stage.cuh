@@ -13,8 +13,17 @@
  * that the block's largest magnitude lands in [2^14, 2^15), then split into
  * fp16 terms: one (exact for bf16 x) or two (22 bits, f32 x or norm); with
  * two, even columns carry the first term and odd columns the residual.
- * Elements under 2^-38 of their block's largest fall below fp16 and are
- * lost (an absolute error <= 2^-39 max|x| each; bench/NOTES.md v3).
+ * The error per element v is at most 2^-22 |v| + 2^-39 M with two terms
+ * (2^-39 M with one), M the block's largest magnitude; elements under
+ * 2^-40 M are lost (bench/NOTES.md v3 round 2, question 5).
+ * B3 (Q2_0 with f32 x or norm): v split into three bf16 terms, t0 =
+ * bf16(v), t1 = bf16(v - t0), t2 = bf16(v - t0 - t1): their sum is v
+ * exactly (24 significant bits), with bf16's exponent range, so no block
+ * scaling and no lost small elements (only terms under 2^-126, bf16
+ * subnormal, can round or be flushed by the tensor cores: an absolute
+ * error < 2^-126 per element). Columns
+ * a*3 + j carry term j; with the exact bf16 A of Q2_0 every product is
+ * exact and only the f32 accumulation rounds.
  * Every value depends on the activation row and k only, never on m or on
  * which warp builds it: batched rows stay bit-identical to m = 1. */
 #ifndef LAB_STAGE_CUH
@@ -134,6 +143,32 @@ LAB_UNROLL
     }
   }
   return bits_f32((uint32_t)(127 + e) << 23);
+}
+
+LAB_HD uint32_t pack_bf2(float a, float b) {
+  return (uint32_t)f32_to_bf16_rn_bits(a) | ((uint32_t)f32_to_bf16_rn_bits(b) << 16);
+}
+
+/* B3: the words of bf16 term `split` (0, 1, 2) of the lane's values;
+ * branch-free in split (the three terms' lanes share a warp). */
+template <int QB>
+LAB_HD void stage_pack_b3(const float (&v)[QB][16], int split, uint32_t (&w)[QB][8]) {
+LAB_UNROLL
+  for (int q = 0; q < QB; ++q) {
+LAB_UNROLL
+    for (int j = 0; j < 16; ++j) {
+      const float t0 = bf16_bits_f32(f32_to_bf16_rn_bits(v[q][j]));
+      const float r1 = v[q][j] - t0;
+      const float t1 = bf16_bits_f32(f32_to_bf16_rn_bits(r1));
+      const float r2 = r1 - t1;
+      const float tj = split == 0 ? t0 : split == 1 ? t1 : r2;
+      const uint32_t b = f32_to_bf16_rn_bits(tj);
+      if (j & 1)
+        w[q][j >> 1] |= b << 16;
+      else
+        w[q][j >> 1] = b;
+    }
+  }
 }
 
 }  // namespace lab
