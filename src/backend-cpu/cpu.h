@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../core/backend.h"
+#include "../core/convert.h"
 
 /* Resident weight: the packed format exactly as uploaded. No level repacks:
  * every kernel decodes the packed bytes in place, so resident bytes are the
@@ -90,7 +91,7 @@ static inline void qg_cpu_store(const qg_cpu_job *job, int64_t r, int64_t i, flo
   if (job->y_dtype == QGEMV_F32)
     ((float *)job->y)[at] = v;
   else
-    ((uint16_t *)job->y)[at] = qgemv_f32_to_bf16(v);
+    ((uint16_t *)job->y)[at] = qg_f32_to_bf16(v);
 }
 
 /* The backend's own thread-local failure message (error_detail). */

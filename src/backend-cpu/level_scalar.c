@@ -54,7 +54,7 @@ QG_PRIM void q2_decode(const uint8_t *codes, const qg_consts *c, qv *w) {
   for (int q = 0; q < 4; q++) w[q] = c->q2[(codes[0] >> (2 * q)) & 3];
 }
 
-QG_PRIM float q2_scale(const uint8_t *p) { return qgemv_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
+QG_PRIM float q2_scale(const uint8_t *p) { return qg_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
 
 #define QG_RB 2
 #ifndef QG_RBB

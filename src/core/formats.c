@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "convert.h"
 #include "error.h"
 
 const float qg_nf4_lut[16] = {
@@ -133,7 +134,7 @@ void qg_decode_block_f32(const qgemv_weight_desc *d, int32_t g, int64_t r, int64
     }
   } else {
     const uint8_t *blk = q2_block(d, g, r, b);
-    float scale = qgemv_f16_to_f32(q2_scale_bits(blk));
+    float scale = qg_f16_to_f32(q2_scale_bits(blk));
     for (int j = 0; j < g; j++) out[j] = (float)(((blk[2 + j / 4] >> (2 * (j % 4))) & 3) - 1) * scale;
   }
 }
@@ -149,7 +150,7 @@ void qg_decode_block_f64(const qgemv_weight_desc *d, int32_t g, int64_t r, int64
     }
   } else {
     const uint8_t *blk = q2_block(d, g, r, b);
-    double scale = qgemv_f16_to_f32(q2_scale_bits(blk));
+    double scale = qg_f16_to_f32(q2_scale_bits(blk));
     for (int j = 0; j < g; j++) out[j] = (double)(((blk[2 + j / 4] >> (2 * (j % 4))) & 3) - 1) * scale;
   }
 }
@@ -191,7 +192,7 @@ static void q2_quantize_block(const float *w, int32_t g, uint8_t *blk) {
   float amax = 0.0f;
   for (int j = 0; j < g; j++) amax = fmaxf(amax, fabsf(w[j]));
   float id = amax > 0.0f ? 1.0f / amax : 0.0f;
-  uint16_t d = qgemv_f32_to_f16(amax);
+  uint16_t d = qg_f32_to_f16(amax);
   blk[0] = (uint8_t)(d & 0xff);
   blk[1] = (uint8_t)(d >> 8);
   memset(blk + 2, 0, (size_t)g / 4);

@@ -3,12 +3,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "convert.h"
 #include "error.h"
 #include "formats.h"
 
 double qg_load_elem(qgemv_dtype t, const void *p, size_t i) {
   if (t == QGEMV_F32) return ((const float *)p)[i];
-  return qgemv_bf16_to_f32(((const uint16_t *)p)[i]);
+  return qg_bf16_to_f32(((const uint16_t *)p)[i]);
 }
 
 void qg_ref_normalize(int64_t m, int64_t k, qgemv_dtype x_dtype, const void *x,
