@@ -5,7 +5,7 @@
  * SIMD level, and a readable statement of what the SIMD levels compute.
  * Per code byte: NF4 2 table loads, Q2_0 4 shift-and-mask + 4 table loads. */
 #include <math.h>
-#include "../core/formats.h"
+#include "../core/layouts.h"
 #include "cpu.h"
 
 #define QG_TARGET
@@ -71,7 +71,6 @@ const qg_cpu_level qg_cpu_level_scalar = {
     .name = "scalar",
     .wants_double = false,
     .available = always,
-    .nf4_rows = nf4_rows,
-    .q2_rows = q2_rows,
+    .rows = QG_TMPL_ROWS,
     .x_order = NULL, /* natural order */
 };
