@@ -584,6 +584,55 @@ START_TEST(sizes) {
 }
 END_TEST
 
+/* ---- the format list ---------------------------------------------------- */
+
+/* The list is the documented one (names and sizes from DESIGN.md s.4 and
+ * qgemv.h, written out here), in its documented order, and each entry's
+ * sizes agree with qgemv_data_bytes / qgemv_scale_count. */
+START_TEST(format_list_is_documented) {
+  static const qgemv_format_info want[] = {
+      {"nf4", "NF4", QGEMV_NF4, 64, 32, 4},
+      {"q2_0g64", "Q2_0/g64", QGEMV_Q2_0, 64, 18, 0},
+      {"q2_0", "Q2_0/g128", QGEMV_Q2_0, 128, 34, 0},
+  };
+  ck_assert_int_eq(qgemv_format_count(), 3);
+  for (int i = 0; i < 3; i++) {
+    qgemv_format_info got, named;
+    EXPECT_OK(qgemv_format_get(i, &got));
+    EXPECT(strcmp(got.name, want[i].name) == 0 && strcmp(got.label, want[i].label) == 0,
+           "format %d is %s (%s), expected %s (%s)", i, got.name, got.label, want[i].name, want[i].label);
+    EXPECT(got.format == want[i].format && got.group == want[i].group && got.block_bytes == want[i].block_bytes &&
+               got.scale_bytes == want[i].scale_bytes,
+           "%s: format %d group %d block %d bytes scale %d bytes", got.name, (int)got.format, (int)got.group,
+           (int)got.block_bytes, (int)got.scale_bytes);
+    EXPECT_OK(qgemv_format_lookup(want[i].name, &named));
+    EXPECT(memcmp(&named, &got, sizeof got) == 0, "lookup of %s differs from entry %d", want[i].name, i);
+    const int64_t n = 3, k = 2 * (int64_t)got.group; /* six blocks */
+    EXPECT(qgemv_data_bytes(got.format, n, k, got.group) == 6u * (size_t)got.block_bytes &&
+               qgemv_scale_count(got.format, n, k, got.group) * sizeof(float) == 6u * (size_t)got.scale_bytes,
+           "%s: the listed sizes disagree with qgemv_data_bytes / qgemv_scale_count", got.name);
+  }
+}
+END_TEST
+
+START_TEST(format_list_errors) {
+  qgemv_format_info info;
+  ck_assert_int_eq(qgemv_format_get(-1, &info), QGEMV_ERR_INVALID_ARG);
+  ck_assert_int_eq(qgemv_format_get(qgemv_format_count(), &info), QGEMV_ERR_INVALID_ARG);
+  ck_assert(contains(qgemv_last_error(), "index"));
+  ck_assert_int_eq(qgemv_format_get(0, NULL), QGEMV_ERR_INVALID_ARG);
+  ck_assert_int_eq(qgemv_format_lookup(NULL, &info), QGEMV_ERR_INVALID_ARG);
+  ck_assert_int_eq(qgemv_format_lookup("nf4", NULL), QGEMV_ERR_INVALID_ARG);
+  static const char *const bad[] = {"", "NF4", "nf4 ", "q2_0g128", "q2"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    EXPECT(qgemv_format_lookup(bad[i], &info) == QGEMV_ERR_INVALID_ARG, "\"%s\" was found", bad[i]);
+    const char *m = qgemv_last_error();
+    EXPECT(contains(m, "nf4") && contains(m, "q2_0g64") && contains(m, "q2_0"),
+           "the message does not list the formats: %s", m);
+  }
+}
+END_TEST
+
 /* ---- conversions -------------------------------------------------------- */
 
 /* Every fp16 pattern: f16 -> f32 is the IEEE value, and back is the same
@@ -786,6 +835,8 @@ static Suite *formats_suite(void) {
   tcase_add_test(deq, dequantize_random_bytes_match_text);
   tcase_add_test(deq, round_trip_is_stable);
   tcase_add_test(deq, sizes);
+  tcase_add_test(deq, format_list_is_documented);
+  tcase_add_test(deq, format_list_errors);
   tcase_add_test(deq, nonfinite_weight_rejected);
   tcase_add_test(deq, nonfinite_scale_rejected);
   suite_add_tcase(s, deq);

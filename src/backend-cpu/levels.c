@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/error.h"
+#include "../core/registry.h"
 #include "cpu.h"
 
 extern const qg_cpu_level qg_cpu_level_ref, qg_cpu_level_avx2, qg_cpu_level_avx512, qg_cpu_level_neon;
@@ -25,16 +27,32 @@ const qg_cpu_level *qg_cpu_default_level(void) {
   return &qg_cpu_level_ref; /* always usable */
 }
 
-/* The levels usable here ("ref scalar avx2") or all of them ("auto, ref,
- * scalar, avx2, avx512 or neon"), for messages. */
-static const char *level_list(bool all) {
+int qg_cpu_level_total(void) { return qg_cpu_level_count; }
+
+void qg_cpu_level_describe(int index, qgemv_cpu_level_info *out) {
+  const qg_cpu_level *l = qg_cpu_levels[index];
+  *out = (qgemv_cpu_level_info){.name = l->name, .built = qg_cpu_level_built(l), .supported = qg_cpu_level_usable(l),
+                                .is_default = l == qg_cpu_default_level()};
+}
+
+/* "ref scalar avx2": the levels usable here, for messages. */
+static const char *usable_list(void) {
+  static _Thread_local char buf[64];
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < qg_cpu_level_count && used < sizeof buf; i++)
+    if (qg_cpu_level_usable(qg_cpu_levels[i]))
+      used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", used ? " " : "", qg_cpu_levels[i]->name);
+  return buf;
+}
+
+/* "auto, ref, scalar, avx2, avx512 or neon": every value QGEMV_CPU_ISA takes. */
+static const char *all_list(void) {
   static _Thread_local char buf[96];
-  size_t used = (size_t)snprintf(buf, sizeof buf, "%s", all ? "auto" : "");
-  for (int i = 0; i < qg_cpu_level_count && used < sizeof buf; i++) {
-    const char *sep = !used ? "" : !all ? " " : i == qg_cpu_level_count - 1 ? " or " : ", ";
-    if (all || qg_cpu_level_usable(qg_cpu_levels[i]))
-      used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s", sep, qg_cpu_levels[i]->name);
-  }
+  buf[0] = '\0';
+  qg_choices_add(buf, sizeof buf, 0, qg_cpu_level_count + 1, "auto");
+  for (int i = 0; i < qg_cpu_level_count; i++)
+    qg_choices_add(buf, sizeof buf, i + 1, qg_cpu_level_count + 1, qg_cpu_levels[i]->name);
   return buf;
 }
 
@@ -52,15 +70,15 @@ qgemv_status qg_cpu_pick_level(const qg_cpu_level **out) {
   }
   const qg_cpu_level *l = level_named(want);
   if (l == NULL)
-    return qg_cpu_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_CPU_ISA=%.32s is not a level: use %s", want, level_list(true));
+    return qg_cpu_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_CPU_ISA=%.32s is not a level: use %s", want, all_list());
   if (!qg_cpu_level_built(l))
     return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
                        "QGEMV_CPU_ISA=%s: this build of qgemv has no %s level (not this architecture); usable here: %s",
-                       want, want, level_list(false));
+                       want, want, usable_list());
   if (!l->available())
     return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
                        "QGEMV_CPU_ISA=%s: this CPU (or its OS) does not support %s; usable here: %s", want, want,
-                       level_list(false));
+                       usable_list());
   *out = l;
   return QGEMV_OK;
 }

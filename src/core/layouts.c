@@ -1,8 +1,8 @@
 /* The layout table and the mapping from (format, group) to a layout. */
 #include "layouts.h"
 
+#include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "error.h"
 
@@ -33,22 +33,18 @@ static int count_of(qgemv_format format) {
   return n;
 }
 
-/* Appends item number i of count to buf as part of "a, b or c". */
-static void list_add(char *buf, size_t size, int i, int count, const char *item) {
-  size_t used = strlen(buf);
-  if (used < size) snprintf(buf + used, size - used, "%s%s", i == 0 ? "" : i == count - 1 ? " or " : ", ", item);
-}
+/* Whether layout l is its format's first (so each format is listed once). */
+static bool leads(int l) { return first_of(qg_layouts[l].format) == &qg_layouts[l]; }
 
-/* "QGEMV_NF4 or QGEMV_Q2_0": the formats, each once, in table order. */
+/* "QGEMV_NF4 or QGEMV_Q2_0": the formats, in table order. */
 static const char *formats_text(char *buf, size_t size) {
   int count = 0, i = 0;
-  for (int l = 0; l < QG_LAYOUT_COUNT; l++) count += first_of(qg_layouts[l].format) == &qg_layouts[l];
+  for (int l = 0; l < QG_LAYOUT_COUNT; l++) count += leads(l);
   buf[0] = '\0';
   for (int l = 0; l < QG_LAYOUT_COUNT; l++) {
-    if (first_of(qg_layouts[l].format) != &qg_layouts[l]) continue;
     char item[48];
     snprintf(item, sizeof item, "QGEMV_%s", qg_layouts[l].family);
-    list_add(buf, size, i++, count, item);
+    if (leads(l)) qg_choices_add(buf, size, i++, count, item);
   }
   return buf;
 }
@@ -61,7 +57,7 @@ static const char *groups_text(qgemv_format format, char *buf, size_t size) {
     if (qg_layouts[l].format != format) continue;
     char item[16];
     snprintf(item, sizeof item, "%d", (int)qg_layouts[l].group);
-    list_add(buf, size, i++, count, item);
+    qg_choices_add(buf, size, i++, count, item);
   }
   return buf;
 }
