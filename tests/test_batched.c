@@ -17,8 +17,6 @@
 static const int64_t MS[] = {1, 3, 8, 17, 33};
 enum { NMS = sizeof MS / sizeof MS[0], MMAX = 33 };
 
-static qgemv_format fmt_of(int f) { return f == 0 ? QGEMV_NF4 : QGEMV_Q2_0; }
-static int32_t group_of(int f) { return f == 2 ? 128 : 64; }
 
 /* Opens "cpu" with QGEMV_CPU_ISA and QGEMV_NUM_THREADS as given (NULL:
  * unset); each test runs in its own forked process, so the setenv stays
@@ -47,7 +45,7 @@ typedef struct problem {
 } problem;
 
 static void problem_make(tu_rng *r, int f, int64_t n, int64_t k, int combo, problem *p) {
-  tu_weight_make(r, (tu_dist)(combo % TU_DIST_COUNT), fmt_of(f), group_of(f), n, k, &p->w);
+  tu_weight_make(r, (tu_dist)(combo % TU_DIST_COUNT), tu_format(f).format, tu_format(f).group, n, k, &p->w);
   p->xt = (qgemv_dtype)(combo & 1);
   p->yt = (qgemv_dtype)((combo >> 1) & 1);
   p->norm = (combo >> 2) % 3;
@@ -154,7 +152,7 @@ static void check_batch_rows(const char *isa, int f) {
   qgemv_close(ctx);
 }
 
-/* Loop index: format (NF4, Q2_0 g64, Q2_0 g128). */
+/* Loop index: format (the library's list). */
 START_TEST(batch_rows_match_single_best) { check_batch_rows(NULL, _i); }
 END_TEST
 
@@ -176,7 +174,7 @@ START_TEST(thread_count_does_not_change_bits) {
   }
   tu_rng r = {.s = 0x7ead};
   static const int64_t shapes[][2] = {{67, 384}, {5, 256}, {130, 1152}};
-  for (int f = 0; f < 3; f++)
+  for (int f = 0; f < qgemv_format_count(); f++)
     for (int s = 0; s < 3; s++)
       for (int combo = 0; combo < 12; combo += 1 + s) {
         problem p;
@@ -206,7 +204,7 @@ END_TEST
 static void check_bf16_is_rounded_f32(const char *isa) {
   qgemv_ctx *ctx = open_cpu(isa, NULL);
   tu_rng r = {.s = 0xbf16};
-  for (int f = 0; f < 3; f++)
+  for (int f = 0; f < qgemv_format_count(); f++)
     for (int combo = 0; combo < 12; combo++) {
       if ((combo >> 1) & 1) continue; /* the y dtype bit: made f32, then bf16, below */
       problem p;
@@ -237,8 +235,8 @@ static Suite *batched_suite(void) {
   Suite *s = suite_create("batched");
   TCase *rows = tcase_create("rows");
   tcase_set_timeout(rows, 120);
-  tcase_add_loop_test(rows, batch_rows_match_single_best, 0, 3);
-  tcase_add_loop_test(rows, batch_rows_match_single_ref, 0, 3);
+  tcase_add_loop_test(rows, batch_rows_match_single_best, 0, qgemv_format_count());
+  tcase_add_loop_test(rows, batch_rows_match_single_ref, 0, qgemv_format_count());
   tcase_add_loop_test(rows, bf16_y_is_rounded_f32_y, 0, 2);
   suite_add_tcase(s, rows);
   TCase *thr = tcase_create("threads");

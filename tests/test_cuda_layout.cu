@@ -224,6 +224,19 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, int sms) {
   }
 }
 
+/* Format fi of the library's list; its layout id is fi (the core lists
+ * its layout table in id order). */
+struct Format {
+  qg_layout_id id;
+  qgemv_format f;
+  int32_t group;
+  const char *name;
+};
+Format format_at(int fi) {
+  const qgemv_format_info info = tu_format(fi);
+  return Format{(qg_layout_id)fi, info.format, info.group, info.name};
+}
+
 struct Case {
   qg_layout_id id;
   qgemv_format f;
@@ -268,7 +281,7 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
   const double worst = tu_check_contract(&w.desc, c.m, c.xt, x, c.gt, gamma, 1e-5f, c.yt, y.mem, where, sizeof where);
   ck_assert_msg(worst <= 1.0,
                 "%s g%d %lldx%lld m=%lld x=%s y=%s norm=%d sms=%d %s: worst %.3g of the bound at %s",
-                c.f == QGEMV_NF4 ? "nf4" : "q2_0", c.group, (long long)c.n, (long long)c.k, (long long)c.m,
+                format_at(c.id).name, c.group, (long long)c.n, (long long)c.k, (long long)c.m,
                 c.xt == QGEMV_F32 ? "f32" : "bf16", c.yt == QGEMV_F32 ? "f32" : "bf16", (int)c.norm, c.sms,
                 tu_dist_name(c.dist), worst, where);
   ck_assert_msg(tu_guard_intact(&y), "write past the end of y");
@@ -280,11 +293,6 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
   return out;
 }
 
-const struct {
-  qg_layout_id id;
-  qgemv_format f;
-  int32_t group;
-} kFormats[] = {{QG_LAYOUT_NF4, QGEMV_NF4, 64}, {QG_LAYOUT_Q2_G64, QGEMV_Q2_0, 64}, {QG_LAYOUT_Q2_G128, QGEMV_Q2_0, 128}};
 
 /* Shapes with every tail (k % 256 in 64..192, k % 128 == 64), n not a
  * multiple of 16, and geometries from 8 tiles per CTA to 8 k-slices. */
@@ -302,8 +310,9 @@ START_TEST(test_every_combination) {
           for (int yt = 0; yt < 2; yt++)
             for (int norm = 0; norm < 2; norm++) {
               const int64_t n = shapes[si][0], k = shapes[si][1];
-              if (kFormats[fi].group == 128 && k % 128) continue;
-              Case c = {kFormats[fi].id, kFormats[fi].f, kFormats[fi].group, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)yt,
+              const Format F = format_at(fi);
+              if (k % F.group) continue;
+              Case c = {F.id, F.f, F.group, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)yt,
                         norm != 0, (qgemv_dtype)xt, sms_list[smi], (tu_dist)(seed % TU_DIST_COUNT)};
               run_case(c, seed++);
             }
@@ -317,7 +326,8 @@ START_TEST(test_batched_rows) {
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
       const int64_t n = 45, k = 384, m = 19;
-      Case c = {kFormats[fi].id, kFormats[fi].f, kFormats[fi].group, n, k, m, (qgemv_dtype)xt, QGEMV_F32, norm != 0,
+      const Format F = format_at(fi);
+      Case c = {F.id, F.f, F.group, n, k, m, (qgemv_dtype)xt, QGEMV_F32, norm != 0,
                 QGEMV_BF16, 8, TU_NORMAL};
       const std::vector<uint8_t> all = run_case(c, 7);
       /* The same rows one at a time: regenerate identical data, slice. */
@@ -361,8 +371,9 @@ END_TEST
 /* Large magnitudes and tiny ones through the fp16 staging exponents. */
 START_TEST(test_magnitudes) {
   for (int d = 0; d < TU_DIST_COUNT; d++)
-    for (int fi = 0; fi < 3; fi++) {
-      Case c = {kFormats[fi].id, kFormats[fi].f, kFormats[fi].group, 40, 640, 2, QGEMV_F32, QGEMV_F32, d % 2 == 1, QGEMV_F32, 4,
+    for (int fi = 0; fi < qgemv_format_count(); fi++) {
+      const Format F = format_at(fi);
+      Case c = {F.id, F.f, F.group, 40, 640, 2, QGEMV_F32, QGEMV_F32, d % 2 == 1, QGEMV_F32, 4,
                 (tu_dist)d};
       run_case(c, 900 + (uint64_t)d);
     }
@@ -372,13 +383,18 @@ END_TEST
 }  // namespace
 
 int main(void) {
+  if (qgemv_format_count() != QG_LAYOUT_COUNT) {
+    fprintf(stderr, "the library lists %d formats, the module's headers %d layouts\n", qgemv_format_count(),
+            (int)QG_LAYOUT_COUNT);
+    return EXIT_FAILURE;
+  }
   const char *q = getenv("QGEMV_TEST_QUICK");
   quick = q && *q && strcmp(q, "0") != 0;
   Suite *s = suite_create("cuda_layout");
   TCase *tc = tcase_create("emulated");
   tcase_set_timeout(tc, 600);
-  tcase_add_loop_test(tc, test_every_combination, 0, 3);
-  tcase_add_loop_test(tc, test_batched_rows, 0, 3);
+  tcase_add_loop_test(tc, test_every_combination, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -193,9 +193,9 @@ START_TEST(quantize_nonfinite_weights) {
   tu_rng r = {.s = 73};
   static const int at[][2] = {{0, 0}, {0, 255}, {1, 64}, {2, 130}, {2, 255}};
   const float bad[] = {NAN, -NAN, INFINITY, -INFINITY, bits_f32(0x7f800001u)};
-  for (int f = 0; f < 3; f++) {
-    qgemv_format fmt = f == 0 ? QGEMV_NF4 : QGEMV_Q2_0;
-    int32_t g = f == 2 ? 128 : 64;
+  for (int f = 0; f < qgemv_format_count(); f++) {
+    const qgemv_format fmt = tu_format(f).format;
+    const int32_t g = tu_format(f).group;
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
       for (size_t p = 0; p < sizeof at / sizeof at[0]; p++) {
         tu_fill(&r, TU_NORMAL, w, N * K);
@@ -205,7 +205,7 @@ START_TEST(quantize_nonfinite_weights) {
         memset(scales, POISON, sizeof scales);
         char where[48], what[96];
         snprintf(where, sizeof where, "row %d column %d", at[p][0], at[p][1]);
-        snprintf(what, sizeof what, "quantize %s/%d %g at %s", f ? "Q2_0" : "NF4", (int)g, (double)bad[b], where);
+        snprintf(what, sizeof what, "quantize %s %g at %s", tu_format(f).label, (double)bad[b], where);
         expect_bad_data(qgemv_quantize(fmt, N, K, g, w, data, scales), where, NULL, what);
         EXPECT(all_bytes(data, sizeof data, POISON) && all_bytes(scales, sizeof scales, POISON), "%s wrote output",
                what);
@@ -337,12 +337,15 @@ static void run_case(qgemv_ctx *ctx, const tu_weight *hw, qgemv_dtype xt, qgemv_
   free(gamma);
 }
 
-/* Every level a user may name (those not built or not supported here are
- * skipped), and the default choice. */
-static const char *const levels[] = {"ref", "scalar", "avx2", "avx512", "neon", NULL};
+/* Loop index: every level a user may name (those not built or not
+ * supported here are skipped), then the default choice. */
+static const char *level_of(int i) {
+  qgemv_cpu_level_info l;
+  return qgemv_cpu_level_get(i, &l) == QGEMV_OK ? l.name : NULL;
+}
 
 START_TEST(nonfinite_activations) {
-  const char *level = levels[_i];
+  const char *level = level_of(_i);
   if (level)
     setenv("QGEMV_CPU_ISA", level, 1);
   else
@@ -360,14 +363,15 @@ START_TEST(nonfinite_activations) {
   float xf[AM * AK], gf[AK];
   poisoned_x(&r, xf);
   tu_fill(&r, TU_NORMAL, gf, AK);
-  for (int f = 0; f < 3; f++) {
+  for (int f = 0; f < qgemv_format_count(); f++) {
+    const qgemv_format_info fi = tu_format(f);
     tu_weight hw;
-    tu_weight_make(&r, TU_NORMAL, f == 0 ? QGEMV_NF4 : QGEMV_Q2_0, f == 2 ? 128 : 64, AN, AK, &hw);
+    tu_weight_make(&r, TU_NORMAL, fi.format, fi.group, AN, AK, &hw);
     for (int xt = 0; xt < 2; xt++)
       for (int yt = 0; yt < 2; yt++)
         for (int nk = 0; nk < 3; nk++) {
           char what[128];
-          snprintf(what, sizeof what, "level %s, %s, x %s, y %s, norm %s", info.isa, f == 0 ? "NF4" : "Q2_0",
+          snprintf(what, sizeof what, "level %s, %s, x %s, y %s, norm %s", info.isa, fi.label,
                    xt ? "bf16" : "f32", yt ? "bf16" : "f32", nk == 0 ? "none" : nk == 1 ? "f32 gamma" : "bf16 gamma");
           run_case(ctx, &hw, (qgemv_dtype)xt, (qgemv_dtype)yt, nk, xf, gf, what);
         }
@@ -397,7 +401,7 @@ int main(void) {
   suite_add_tcase(s, sc);
   TCase *act = tcase_create("activations");
   tcase_set_timeout(act, 60);
-  tcase_add_loop_test(act, nonfinite_activations, 0, (int)(sizeof levels / sizeof levels[0]));
+  tcase_add_loop_test(act, nonfinite_activations, 0, qgemv_cpu_level_count() + 1);
   suite_add_tcase(s, act);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -120,9 +120,6 @@ static bool big_k_skip(int s, int xt, int yt, int norm, int64_t m) {
   return SHAPES[s].k > 10000 && (m > 1 || norm == 1 || xt != yt);
 }
 
-/* Formats: NF4, Q2_0 g64, Q2_0 g128. */
-static qgemv_format fmt_of(int f) { return f == 0 ? QGEMV_NF4 : QGEMV_Q2_0; }
-static int32_t group_of(int f) { return f == 2 ? 128 : 64; }
 
 /* Norm variants: 0 none, 1 f32 gamma, 2 bf16 gamma. The weight is shared
  * by many cases (quantizing it is the costly part), the rest is per case. */
@@ -135,7 +132,7 @@ typedef struct host_inputs {
 } host_inputs;
 
 static void make_weight(tu_rng *r, int f, shape sh, int variant, tu_weight *w) {
-  tu_weight_make(r, (tu_dist)(variant % TU_DIST_COUNT), fmt_of(f), group_of(f), sh.n, sh.k, w);
+  tu_weight_make(r, (tu_dist)(variant % TU_DIST_COUNT), tu_format(f).format, tu_format(f).group, sh.n, sh.k, w);
 }
 
 /* Random activations and gamma; eps is large against tiny activations now
@@ -193,7 +190,7 @@ START_TEST(reference_matches_definition) {
   tu_rng r = {.s = 0x0ac1e};
   int variant = 0;
   for (int s = 0; s < NSHAPES; s++)
-    for (int f = 0; f < 3 && !shape_skipped(s); f++) {
+    for (int f = 0; f < qgemv_format_count() && !shape_skipped(s); f++) {
       tu_weight w;
       make_weight(&r, f, SHAPES[s], s + f, &w);
       /* c = xt + 2 * norm: all six on small shapes, three on large ones */
@@ -412,7 +409,7 @@ END_TEST
 START_TEST(device_tensor_fully_written) {
   qgemv_ctx *ctx = open_cpu_level(_i);
   tu_rng r = {.s = 0xd1ce};
-  for (int f = 0; f < 3; f++)
+  for (int f = 0; f < qgemv_format_count(); f++)
     for (int yt = 0; yt < 2; yt++) {
       tu_weight hw;
       make_weight(&r, f, SHAPES[3], f + yt, &hw);
@@ -473,7 +470,7 @@ static bool guard_ok(const unsigned char *p, size_t bytes) {
 START_TEST(element_aligned_wrapped_tensors) {
   qgemv_ctx *ctx = open_cpu_level(0);
   tu_rng r = {.s = 0xa119};
-  for (int f = 0; f < 3; f++)
+  for (int f = 0; f < qgemv_format_count(); f++)
     for (int xt = 0; xt < 2; xt++)
       for (int yt = 0; yt < 2; yt++) {
         tu_weight w;
@@ -527,8 +524,8 @@ static Suite *oracle_suite(void) {
   suite_add_tcase(s, ref);
   TCase *cpu = tcase_create("cpu");
   tcase_set_timeout(cpu, 120);
-  tcase_add_loop_test(cpu, cpu_meets_contract, 0, 6);
-  tcase_add_loop_test(cpu, fused_rmsnorm_matches_separate, 0, 6);
+  tcase_add_loop_test(cpu, cpu_meets_contract, 0, 2 * qgemv_format_count());
+  tcase_add_loop_test(cpu, fused_rmsnorm_matches_separate, 0, 2 * qgemv_format_count());
   tcase_add_loop_test(cpu, device_tensor_fully_written, 0, 2);
   tcase_add_test(cpu, element_aligned_wrapped_tensors);
   suite_add_tcase(s, cpu);

@@ -37,6 +37,13 @@ void tu_fill(tu_rng *r, tu_dist d, float *out, size_t count) {
   }
 }
 
+qgemv_format_info tu_format(int i) {
+  qgemv_format_info info;
+  qgemv_status s = qgemv_format_get(i, &info);
+  ck_assert_msg(s == QGEMV_OK, "qgemv_format_get(%d): %s", i, qgemv_last_error());
+  return info;
+}
+
 void tu_weight_make(tu_rng *r, tu_dist d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out) {
   size_t bytes = qgemv_data_bytes(f, n, k, group), nscales = qgemv_scale_count(f, n, k, group);
   ck_assert_msg(bytes > 0, "qgemv_data_bytes: %s", qgemv_last_error());

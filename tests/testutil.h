@@ -23,6 +23,10 @@ typedef enum { TU_NORMAL, TU_HEAVY, TU_LARGE, TU_TINY, TU_DIST_COUNT } tu_dist;
 const char *tu_dist_name(tu_dist d);
 void tu_fill(tu_rng *r, tu_dist d, float *out, size_t count);
 
+/* Format i of the library's list (0 .. qgemv_format_count() - 1): the
+ * suites that cover "every format" take it from there. */
+qgemv_format_info tu_format(int i);
+
 /* A host weight quantized from random data with qgemv_quantize. */
 typedef struct tu_weight {
   qgemv_weight_desc desc;

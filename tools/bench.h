@@ -17,19 +17,16 @@ typedef struct bench_layer {
   int64_t n, k;
 } bench_layer;
 
-typedef struct bench_format {
-  qgemv_format format;
-  int32_t group;
-} bench_format;
-
 #define BENCH_MAX_LAYERS 64
 #define BENCH_MAX_LIST 8
+/* --format when not given (names of the library's format list). */
+#define BENCH_DEFAULT_FORMATS "nf4,q2_0"
 
 typedef struct bench_opts {
   const char *spec; /* --backend; NULL: QGEMV_BACKEND, else auto */
   bench_layer layers[BENCH_MAX_LAYERS];
   int nlayers;
-  bench_format formats[3];
+  qgemv_format_info formats[BENCH_MAX_LIST]; /* from the library's list */
   int nformats;
   qgemv_dtype dtypes[2];
   int ndtypes;
@@ -85,7 +82,7 @@ typedef struct bench_measure {
 
 /* The quantized matvec (bench_quant.c). */
 void bench_quant(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, int64_t n, int64_t k,
-                 bench_format f, qgemv_dtype dtype, int64_t m, bench_measure *out);
+                 qgemv_format_info f, qgemv_dtype dtype, int64_t m, bench_measure *out);
 /* The dense baseline of the backend (bench_dense.c): cuBLAS bf16 through
  * the library, or OpenBLAS f32 on the CPU; !ok with the reason if absent. */
 void bench_dense(qgemv_ctx *ctx, const qgemv_device_info *info, const bench_opts *o, uint64_t working_set,
@@ -95,7 +92,7 @@ void bench_dense(qgemv_ctx *ctx, const qgemv_device_info *info, const bench_opts
 
 typedef struct bench_row {
   const bench_layer *layer;
-  bench_format format;
+  qgemv_format_info format;
   qgemv_dtype dtype;
   int64_t m;
   int same_as;         /* index of an earlier row measured identically; -1 */
@@ -125,14 +122,13 @@ double row_gbs(const bench_row *r);
 double row_pct_read(const bench_run *run, const bench_row *r);
 const bench_measure *row_baseline(const bench_run *run, const bench_row *r); /* NULL: not asked */
 double row_speedup(const bench_run *run, const bench_row *r);                /* NaN if unknown */
-const char *format_name(bench_format f); /* "nf4", "q2_0", "q2_0g64" (the --format words) */
 double measure_gbs(const bench_measure *m); /* NaN unless ok */
 
 /* A preset's layers summed: the matvec time of one transformer block's
  * decode step, per format, dtype and m. */
 typedef struct bench_step {
   const char *preset;
-  bench_format format;
+  qgemv_format_info format;
   qgemv_dtype dtype;
   int64_t m;
   int layers;

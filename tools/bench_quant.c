@@ -47,10 +47,10 @@ static qgemv_status random_tensor(qgemv_ctx *ctx, qgemv_dtype t, int64_t rows, i
   return s;
 }
 
-void bench_quant(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, int64_t n, int64_t k, bench_format f,
+void bench_quant(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, int64_t n, int64_t k, qgemv_format_info f,
                  qgemv_dtype dtype, int64_t m, bench_measure *out) {
   memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "%s", format_label(f.format, f.group));
+  snprintf(out->name, sizeof out->name, "%s", f.label);
   rng r = {42};
   host_weight hw;
   if (host_weight_make(&r, DIST_NORMAL, f.format, f.group, n, k, &hw) != 0) {

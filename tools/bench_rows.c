@@ -4,11 +4,6 @@
 
 #include "bench.h"
 
-const char *format_name(bench_format f) {
-  if (f.format == QGEMV_NF4) return "nf4";
-  return f.group == 64 ? "q2_0g64" : "q2_0";
-}
-
 static double gbs(const bench_measure *m) { return m->ok && m->t.median > 0 ? m->bytes / m->t.median / 1e9 : NAN; }
 
 double row_gbs(const bench_row *r) { return gbs(&r->q); }
@@ -35,8 +30,8 @@ int bench_steps(const bench_run *run, bench_step *out, int max) {
     const bench_row *r = &run->rows[i];
     if (!r->layer->preset) continue;
     int s = 0;
-    while (s < count && !(strcmp(out[s].preset, r->layer->preset) == 0 && out[s].format.format == r->format.format &&
-                          out[s].format.group == r->format.group && out[s].dtype == r->dtype && out[s].m == r->m))
+    while (s < count && !(strcmp(out[s].preset, r->layer->preset) == 0 && strcmp(out[s].format.name, r->format.name) == 0 &&
+                          out[s].dtype == r->dtype && out[s].m == r->m))
       s++;
     if (s == count) {
       if (count == max) continue;

@@ -102,7 +102,7 @@ static int measure_all(bench_run *run, qgemv_ctx *ctx, FILE *table) {
       r->same_as = twin;
     } else {
       progress_note("[%d/%d] %s %lldx%lld %s %s m=%lld ...", i + 1, run->nrows, r->layer->name,
-                    (long long)r->layer->n, (long long)r->layer->k, format_label(r->format.format, r->format.group),
+                    (long long)r->layer->n, (long long)r->layer->k, r->format.label,
                     dtype_label(r->dtype), (long long)r->m);
       bench_quant(ctx, run->o, run->working_set, r->layer->n, r->layer->k, r->format, r->dtype, r->m, &r->q);
     }

@@ -104,9 +104,26 @@ void *to_dtype(const float *src, size_t count, qgemv_dtype t) {
   return p;
 }
 
-const char *format_label(qgemv_format f, int32_t group) {
-  if (f == QGEMV_NF4) return "NF4";
-  return group == 64 ? "Q2_0/g64" : "Q2_0/g128";
+/* Item i joined to buf's first i items by ", ". */
+static void join_add(char *buf, size_t size, int i, const char *item) {
+  size_t used = i ? strlen(buf) : 0;
+  if (used < size) snprintf(buf + used, size - used, "%s%s", i ? ", " : "", item);
+}
+
+const char *format_names(char *buf, size_t size, bool labels) {
+  qgemv_format_info f;
+  buf[0] = '\0';
+  for (int i = 0; i < qgemv_format_count() && qgemv_format_get(i, &f) == QGEMV_OK; i++)
+    join_add(buf, size, i, labels ? f.label : f.name);
+  return buf;
+}
+
+const char *cpu_level_names(char *buf, size_t size) {
+  qgemv_cpu_level_info l;
+  buf[0] = '\0';
+  for (int i = 0; i < qgemv_cpu_level_count() && qgemv_cpu_level_get(i, &l) == QGEMV_OK; i++)
+    join_add(buf, size, i, l.name);
+  return buf;
 }
 
 const char *dtype_label(qgemv_dtype t) { return t == QGEMV_F32 ? "f32" : "bf16"; }

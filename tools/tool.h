@@ -34,7 +34,10 @@ void host_weight_free(host_weight *w);
 /* Host activations of a dtype from f32 values. */
 void *to_dtype(const float *src, size_t count, qgemv_dtype t);
 
-const char *format_label(qgemv_format f, int32_t group); /* "NF4", "Q2_0/g128" */
+/* "a, b, c" for help texts: the names (or labels) of the library's formats
+ * ("nf4, ...", "NF4, ..."), the names of its CPU levels ("ref, ..."). */
+const char *format_names(char *buf, size_t size, bool labels);
+const char *cpu_level_names(char *buf, size_t size);
 const char *dtype_label(qgemv_dtype t);
 double seconds_now(void);
 /* Prints "qgemv: <what>: <status>: <last error>" to stderr. */

@@ -12,14 +12,14 @@ typedef struct shape { int64_t n, k; } shape;
 static const shape shapes[] = {{257, 1152}, {33, 4224}};
 static const int64_t ms[] = {1, 5, 17};
 
-void combos_all(combo out[COMBO_COUNT]) {
-  static const struct { qgemv_format f; int32_t g; } formats[] = {{QGEMV_NF4, 64}, {QGEMV_Q2_0, 64}, {QGEMV_Q2_0, 128}};
-  int i = 0;
-  for (int fi = 0; fi < 3; fi++)
-    for (int xt = 0; xt < 2; xt++)
-      for (int yt = 0; yt < 2; yt++)
-        for (int norm = 0; norm < 2; norm++)
-          out[i++] = (combo){formats[fi].f, formats[fi].g, (qgemv_dtype)xt, (qgemv_dtype)yt, norm != 0};
+combo *combos_all(int *count) {
+  *count = qgemv_format_count() * 8;
+  combo *out = malloc((size_t)*count * sizeof *out);
+  for (int i = 0; out && i < *count; i++) {
+    out[i] = (combo){.x = (qgemv_dtype)(i / 4 % 2), .y = (qgemv_dtype)(i / 2 % 2), .norm = i % 2 != 0};
+    qgemv_format_get(i / 8, &out[i].format);
+  }
+  return out;
 }
 
 static size_t esize(qgemv_dtype t) { return t == QGEMV_F32 ? 4 : 2; }
@@ -44,7 +44,7 @@ static double worst_ratio(const combo *c, const void *yh, const double *ref, con
 static double run_case(qgemv_ctx *ctx, const combo *c, shape sh, int64_t m, rng *r, dist_kind dist, char *err,
                        size_t errsize) {
   host_weight hw;
-  if (host_weight_make(r, dist, c->format, c->group, sh.n, sh.k, &hw) != 0) {
+  if (host_weight_make(r, dist, c->format.format, c->format.group, sh.n, sh.k, &hw) != 0) {
     snprintf(err, errsize, "cannot make a random weight: %s", qgemv_last_error());
     return INFINITY;
   }
