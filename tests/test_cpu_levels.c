@@ -103,14 +103,14 @@ typedef struct problem {
 } problem;
 
 static void problem_make(int f, int64_t n, int64_t k, unsigned seed, problem *p) {
-  tu_rng r = {seed};
-  tu_weight_make(&r, (tu_dist)(seed % TU_DIST_COUNT), format_of(f), group_of(f), n, k, &p->w);
+  rng r = {seed};
+  tu_weight_make(&r, (dist_kind)(seed % DIST_COUNT), format_of(f), group_of(f), n, k, &p->w);
   p->x = malloc((size_t)(MMAX * k) * sizeof(float));
   p->gamma = malloc((size_t)k * sizeof(float));
   ck_assert_ptr_nonnull(p->x);
   ck_assert_ptr_nonnull(p->gamma);
-  tu_fill(&r, (tu_dist)((seed / 4) % TU_DIST_COUNT), p->x, (size_t)(MMAX * k));
-  tu_fill(&r, TU_NORMAL, p->gamma, (size_t)k);
+  fill_random(&r, (dist_kind)((seed / 4) % DIST_COUNT), p->x, (size_t)(MMAX * k));
+  fill_random(&r, DIST_NORMAL, p->gamma, (size_t)k);
 }
 
 static void problem_free(problem *p) {

@@ -78,10 +78,10 @@ typedef struct problem {
   qgemv_dtype xt, gt;
 } problem;
 
-static void problem_make(problem *p, uint64_t seed, tu_dist d, int fi, int64_t n, int64_t k, int64_t m,
+static void problem_make(problem *p, uint64_t seed, dist_kind d, int fi, int64_t n, int64_t k, int64_t m,
                          qgemv_dtype xt, bool norm, qgemv_dtype gt) {
   memset(p, 0, sizeof *p);
-  tu_rng r = {seed};
+  rng r = {seed};
   tu_weight_make(&r, d, tu_format(fi).format, tu_format(fi).group, n, k, &p->hw);
   CHECK_OK(qgemv_weight_upload(ctx, &p->hw.desc, &p->w));
   p->m = m;
@@ -89,13 +89,13 @@ static void problem_make(problem *p, uint64_t seed, tu_dist d, int fi, int64_t n
   p->gt = gt;
   p->xf = malloc((size_t)(m * k) * sizeof(float));
   ck_assert_ptr_nonnull(p->xf);
-  tu_fill(&r, d, p->xf, (size_t)(m * k));
+  fill_random(&r, d, p->xf, (size_t)(m * k));
   p->xh = tu_convert(p->xf, (size_t)(m * k), xt);
   p->x = tensor_from(xt, m, k, p->xh);
   if (norm) {
     p->gf = malloc((size_t)k * sizeof(float));
     ck_assert_ptr_nonnull(p->gf);
-    for (int64_t j = 0; j < k; j++) p->gf[j] = (float)(0.5 + tu_uniform(&r));
+    for (int64_t j = 0; j < k; j++) p->gf[j] = (float)(0.5 + rng_uniform(&r));
     p->gh = tu_convert(p->gf, (size_t)k, gt);
     p->g = tensor_from(gt, 1, k, p->gh);
   }
@@ -137,7 +137,7 @@ START_TEST(test_combinations) {
       for (int yt = 0; yt < 2; yt++)
         for (int norm = 0; norm < 3; norm++, iter++) { /* off, f32 gamma, bf16 gamma */
           const int64_t m = ms[iter % 5];
-          const tu_dist d = (tu_dist)(iter % TU_DIST_COUNT);
+          const dist_kind d = (dist_kind)(iter % DIST_COUNT);
           problem p;
           problem_make(&p, 1000 + (uint64_t)iter, d, fi, n, k, m, (qgemv_dtype)xt, norm > 0,
                        norm == 2 ? QGEMV_BF16 : QGEMV_F32);
@@ -159,7 +159,7 @@ START_TEST(test_batched_bit_identical) {
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
       problem p;
-      problem_make(&p, 77 + (uint64_t)(2 * xt + norm), TU_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, QGEMV_F32);
+      problem_make(&p, 77 + (uint64_t)(2 * xt + norm), DIST_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, QGEMV_F32);
       tu_guarded all = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
       check_contract(&p, QGEMV_F32, all.mem, tu_format(fi).name);
       tu_guarded again = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
@@ -192,7 +192,7 @@ START_TEST(test_large_shapes) {
     if (quick && si == 2) continue;
     for (int xt = 0; xt < 2; xt++) {
       problem p;
-      problem_make(&p, 500 + (uint64_t)si, TU_HEAVY, fi, n, k, m, (qgemv_dtype)xt, xt == 0, QGEMV_BF16);
+      problem_make(&p, 500 + (uint64_t)si, DIST_HEAVY, fi, n, k, m, (qgemv_dtype)xt, xt == 0, QGEMV_BF16);
       tu_guarded y = run_guarded(p.w, p.x, p.g, QGEMV_BF16, m, n);
       check_contract(&p, QGEMV_BF16, y.mem, tu_format(fi).name);
       tu_guarded_free(&y);
@@ -209,7 +209,7 @@ START_TEST(test_misaligned_inputs) {
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
       problem p;
-      problem_make(&p, 31 + (uint64_t)xt, TU_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, (qgemv_dtype)xt);
+      problem_make(&p, 31 + (uint64_t)xt, DIST_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, (qgemv_dtype)xt);
       const size_t es = tu_dtype_size(p.xt);
       qgemv_tensor *xbig, *gbig = NULL, *xs, *gs = NULL;
       CHECK_OK(qgemv_tensor_new(ctx, p.xt, 1, m * k + 8, &xbig));
@@ -268,7 +268,7 @@ START_TEST(test_user_stream) {
   cu_pop(&popped);
 
   problem p;
-  problem_make(&p, 4242, TU_NORMAL, 1, 300, 1024, 4, QGEMV_BF16, false, QGEMV_F32);
+  problem_make(&p, 4242, DIST_NORMAL, 1, 300, 1024, 4, QGEMV_BF16, false, QGEMV_F32);
   tu_guarded own = run_guarded(p.w, p.x, NULL, QGEMV_F32, 4, 300);
   CHECK_OK(qgemv_set_stream(ctx, stream));
   tu_guarded theirs = run_guarded(p.w, p.x, NULL, QGEMV_F32, 4, 300);
@@ -324,7 +324,7 @@ START_TEST(test_no_memory) {
   }
   /* still usable */
   problem p;
-  problem_make(&p, 9, TU_NORMAL, 0, 64, 256, 2, QGEMV_F32, true, QGEMV_F32);
+  problem_make(&p, 9, DIST_NORMAL, 0, 64, 256, 2, QGEMV_F32, true, QGEMV_F32);
   tu_guarded y = run_guarded(p.w, p.x, p.g, QGEMV_F32, 2, 64);
   check_contract(&p, QGEMV_F32, y.mem, "after NO_MEMORY");
   tu_guarded_free(&y);

@@ -246,19 +246,19 @@ struct Case {
   bool norm;
   qgemv_dtype gt;
   int sms;
-  tu_dist dist;
+  dist_kind dist;
 };
 
 /* Runs one case, checks the contract, returns the output bytes. */
 std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
-  tu_rng r = {seed};
+  rng r = {seed};
   tu_weight w;
   tu_weight_make(&r, c.dist, c.f, c.group, c.n, c.k, &w);
   HostLayout h;
   make_layout(w.desc, c.id, h);
   std::vector<float> xf((size_t)(c.m * c.k)), gf((size_t)c.k);
-  tu_fill(&r, c.dist, xf.data(), xf.size());
-  for (auto &g : gf) g = (float)(0.5 + tu_uniform(&r));
+  fill_random(&r, c.dist, xf.data(), xf.size());
+  for (auto &g : gf) g = (float)(0.5 + rng_uniform(&r));
   void *x = tu_convert(xf.data(), xf.size(), c.xt);
   void *gamma = c.norm ? tu_convert(gf.data(), gf.size(), c.gt) : nullptr;
   const size_t ybytes = (size_t)(c.m * c.n) * tu_dtype_size(c.yt);
@@ -283,7 +283,7 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
                 "%s g%d %lldx%lld m=%lld x=%s y=%s norm=%d sms=%d %s: worst %.3g of the bound at %s",
                 format_at(c.id).name, c.group, (long long)c.n, (long long)c.k, (long long)c.m,
                 c.xt == QGEMV_F32 ? "f32" : "bf16", c.yt == QGEMV_F32 ? "f32" : "bf16", (int)c.norm, c.sms,
-                tu_dist_name(c.dist), worst, where);
+                dist_name(c.dist), worst, where);
   ck_assert_msg(tu_guard_intact(&y), "write past the end of y");
   std::vector<uint8_t> out(y.mem, y.mem + ybytes);
   tu_guarded_free(&y);
@@ -313,7 +313,7 @@ START_TEST(test_every_combination) {
               const Format F = format_at(fi);
               if (k % F.group) continue;
               Case c = {F.id, F.f, F.group, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)yt,
-                        norm != 0, (qgemv_dtype)xt, sms_list[smi], (tu_dist)(seed % TU_DIST_COUNT)};
+                        norm != 0, (qgemv_dtype)xt, sms_list[smi], (dist_kind)(seed % DIST_COUNT)};
               run_case(c, seed++);
             }
 }
@@ -328,15 +328,15 @@ START_TEST(test_batched_rows) {
       const int64_t n = 45, k = 384, m = 19;
       const Format F = format_at(fi);
       Case c = {F.id, F.f, F.group, n, k, m, (qgemv_dtype)xt, QGEMV_F32, norm != 0,
-                QGEMV_BF16, 8, TU_NORMAL};
+                QGEMV_BF16, 8, DIST_NORMAL};
       const std::vector<uint8_t> all = run_case(c, 7);
       /* The same rows one at a time: regenerate identical data, slice. */
-      tu_rng r = {7};
+      rng r = {7};
       tu_weight w;
       tu_weight_make(&r, c.dist, c.f, c.group, n, k, &w);
       std::vector<float> xf((size_t)(m * k)), gf((size_t)k);
-      tu_fill(&r, c.dist, xf.data(), xf.size());
-      for (auto &g : gf) g = (float)(0.5 + tu_uniform(&r));
+      fill_random(&r, c.dist, xf.data(), xf.size());
+      for (auto &g : gf) g = (float)(0.5 + rng_uniform(&r));
       HostLayout h;
       make_layout(w.desc, c.id, h);
       void *x = tu_convert(xf.data(), xf.size(), c.xt);
@@ -370,11 +370,11 @@ END_TEST
 
 /* Large magnitudes and tiny ones through the fp16 staging exponents. */
 START_TEST(test_magnitudes) {
-  for (int d = 0; d < TU_DIST_COUNT; d++)
+  for (int d = 0; d < DIST_COUNT; d++)
     for (int fi = 0; fi < qgemv_format_count(); fi++) {
       const Format F = format_at(fi);
       Case c = {F.id, F.f, F.group, 40, 640, 2, QGEMV_F32, QGEMV_F32, d % 2 == 1, QGEMV_F32, 4,
-                (tu_dist)d};
+                (dist_kind)d};
       run_case(c, 900 + (uint64_t)d);
     }
 }

@@ -301,12 +301,12 @@ END_TEST
 
 /* Random matrices of every distribution, several rows and blocks. */
 START_TEST(nf4_random_matches_text) {
-  tu_rng r = {.s = 0x4e4634};
-  for (int d = 0; d < TU_DIST_COUNT; d++) {
+  rng r = {.s = 0x4e4634};
+  for (int d = 0; d < DIST_COUNT; d++) {
     float *w = malloc(5 * 320 * sizeof(float));
     ck_assert_ptr_nonnull(w);
-    tu_fill(&r, (tu_dist)d, w, 5 * 320);
-    check_against_text(QGEMV_NF4, 5, 320, 64, w, tu_dist_name((tu_dist)d));
+    fill_random(&r, (dist_kind)d, w, 5 * 320);
+    check_against_text(QGEMV_NF4, 5, 320, 64, w, dist_name((dist_kind)d));
     check_against_text(QGEMV_NF4, 5, 320, 0, w, "group 0 means 64");
     free(w);
   }
@@ -445,13 +445,13 @@ START_TEST(q2_block_offsets) {
 END_TEST
 
 START_TEST(q2_random_matches_text) {
-  tu_rng r = {.s = 0x5132};
-  for (int d = 0; d < TU_DIST_COUNT; d++)
+  rng r = {.s = 0x5132};
+  for (int d = 0; d < DIST_COUNT; d++)
     for (int g = 64; g <= 128; g += 64) {
       float *w = malloc(4 * 384 * sizeof(float));
       ck_assert_ptr_nonnull(w);
-      tu_fill(&r, (tu_dist)d, w, 4 * 384);
-      check_against_text(QGEMV_Q2_0, 4, 384, g, w, tu_dist_name((tu_dist)d));
+      fill_random(&r, (dist_kind)d, w, 4 * 384);
+      check_against_text(QGEMV_Q2_0, 4, 384, g, w, dist_name((dist_kind)d));
       free(w);
     }
 }
@@ -501,14 +501,14 @@ END_TEST
  * the format text gives: LUT[code] * scale as an f32 product (the product
  * of two floats rounded once), and (code - 1) * d exactly. */
 START_TEST(dequantize_random_bytes_match_text) {
-  tu_rng r = {.s = 0xdec0de};
+  rng r = {.s = 0xdec0de};
   enum { N = 3, K = 256 };
   for (int f = 0; f < 3; f++) {
     qgemv_format fmt = f == 0 ? QGEMV_NF4 : QGEMV_Q2_0;
     int g = f == 2 ? 128 : 64;
     qbuf q = qbuf_new(fmt, N, K, g);
-    for (size_t i = 0; i < q.bytes; i++) q.data[i] = (uint8_t)tu_next(&r);
-    for (size_t i = 0; i < q.nscales; i++) q.scales[i] = (float)(tu_normal(&r) * 10.0);
+    for (size_t i = 0; i < q.bytes; i++) q.data[i] = (uint8_t)rng_next(&r);
+    for (size_t i = 0; i < q.nscales; i++) q.scales[i] = (float)(rng_normal(&r) * 10.0);
     if (fmt == QGEMV_Q2_0) /* keep every d finite: exponent field below 31 */
       for (int b = 0; b < N * K / g; b++) q.data[(size_t)b * (2u + (size_t)g / 4u) + 1] &= 0xbf;
     qgemv_weight_desc d = {.format = fmt, .n = N, .k = K, .group = g, .data = q.data,
@@ -538,23 +538,23 @@ END_TEST
 
 /* quantize -> dequantize -> quantize reproduces the bytes and scales. */
 START_TEST(round_trip_is_stable) {
-  tu_rng r = {.s = 0x7219};
+  rng r = {.s = 0x7219};
   enum { N = 4, K = 384 };
   static float w[N * K], back[N * K];
-  for (int d = 0; d < TU_DIST_COUNT; d++)
+  for (int d = 0; d < DIST_COUNT; d++)
     for (int f = 0; f < 3; f++) {
       qgemv_format fmt = f == 0 ? QGEMV_NF4 : QGEMV_Q2_0;
       int g = f == 2 ? 128 : 64;
-      tu_fill(&r, (tu_dist)d, w, N * K);
+      fill_random(&r, (dist_kind)d, w, N * K);
       qbuf a = lib_quantize(fmt, N, K, g, w);
       qgemv_weight_desc desc = {.format = fmt, .n = N, .k = K, .group = g, .data = a.data,
                                 .scales = fmt == QGEMV_NF4 ? a.scales : NULL};
       ck_assert_int_eq(qgemv_dequantize(&desc, back), QGEMV_OK);
       qbuf b = lib_quantize(fmt, N, K, g, back);
       EXPECT(memcmp(a.data, b.data, a.bytes) == 0, "%s format %d: data differs after a round trip",
-                    tu_dist_name((tu_dist)d), f);
+                    dist_name((dist_kind)d), f);
       EXPECT(memcmp(a.scales, b.scales, a.nscales * sizeof(float)) == 0,
-                    "%s NF4: scales differ after a round trip", tu_dist_name((tu_dist)d));
+                    "%s NF4: scales differ after a round trip", dist_name((dist_kind)d));
       qbuf_free(&a);
       qbuf_free(&b);
     }
@@ -669,9 +669,9 @@ START_TEST(f16_rounding_matches_ieee) {
                       qgemv_f32_to_f16(f), ref_f16(f));
       }
     }
-  tu_rng r = {.s = 0xf16};
+  rng r = {.s = 0xf16};
   for (int i = 0; i < (quick() ? 1 << 14 : 1 << 20); i++) {
-    float f = bits_f32((uint32_t)tu_next(&r));
+    float f = bits_f32((uint32_t)rng_next(&r));
     uint16_t got = qgemv_f32_to_f16(f);
     if (isnan(f))
       EXPECT((got & 0x7c00u) == 0x7c00u && (got & 0x3ffu), "NaN %a -> 0x%04x", (double)f, got);
@@ -734,9 +734,9 @@ START_TEST(bf16_exhaustive) {
   ck_assert_uint_eq(qgemv_f32_to_bf16(bits_f32(0x7f7fffffu)), 0x7f80); /* FLT_MAX rounds to inf */
   ck_assert_uint_eq(qgemv_f32_to_bf16(bits_f32(0x00000001u)), 0x0000); /* f32 subnormal */
   ck_assert_uint_eq(qgemv_f32_to_bf16(bits_f32(0x00018000u)), 0x0002); /* subnormal tie to even */
-  tu_rng r = {.s = 0xbf16};
+  rng r = {.s = 0xbf16};
   for (int i = 0; i < (quick() ? 1 << 14 : 1 << 20); i++) {
-    float f = bits_f32((uint32_t)tu_next(&r));
+    float f = bits_f32((uint32_t)rng_next(&r));
     if (isnan(f)) continue;
     EXPECT(qgemv_f32_to_bf16(f) == ref_bf16(f), "f32 %a -> bf16", (double)f);
   }

@@ -96,9 +96,9 @@ enum { NPOS = sizeof positions / sizeof positions[0], SN = 5 };
 START_TEST(nf4_nonfinite_scales) {
   qgemv_ctx *ctx;
   EXPECT_OK(qgemv_open("cpu", &ctx));
-  tu_rng r = {.s = 71};
+  rng r = {.s = 71};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, SN, 256, &hw); /* 4 blocks per row */
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, SN, 256, &hw); /* 4 blocks per row */
   for (size_t v = 0; v < sizeof f32_bad / sizeof f32_bad[0]; v++) {
     for (int p = 0; p < NPOS; p++) {
       int row = positions[p][0], blk = positions[p][1];
@@ -136,12 +136,12 @@ END_TEST
 START_TEST(q2_nonfinite_scales) {
   qgemv_ctx *ctx;
   EXPECT_OK(qgemv_open("cpu", &ctx));
-  tu_rng r = {.s = 72};
+  rng r = {.s = 72};
   for (int32_t g = 64; g <= 128; g += 64) {
     tu_weight hw;
     const int64_t k = 4 * g; /* 4 blocks per row */
     const size_t bb = 2 + (size_t)g / 4;
-    tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, g, SN, k, &hw);
+    tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, g, SN, k, &hw);
     uint8_t *data = hw.data;
     for (size_t v = 0; v < sizeof f16_bad / sizeof f16_bad[0]; v++) {
       for (int p = 0; p < NPOS; p++) {
@@ -190,7 +190,7 @@ START_TEST(quantize_nonfinite_weights) {
   static float w[N * K];
   static unsigned char data[N * K];
   static float scales[N * K / 64];
-  tu_rng r = {.s = 73};
+  rng r = {.s = 73};
   static const int at[][2] = {{0, 0}, {0, 255}, {1, 64}, {2, 130}, {2, 255}};
   const float bad[] = {NAN, -NAN, INFINITY, -INFINITY, bits_f32(0x7f800001u)};
   for (int f = 0; f < qgemv_format_count(); f++) {
@@ -198,7 +198,7 @@ START_TEST(quantize_nonfinite_weights) {
     const int32_t g = tu_format(f).group;
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
       for (size_t p = 0; p < sizeof at / sizeof at[0]; p++) {
-        tu_fill(&r, TU_NORMAL, w, N * K);
+        fill_random(&r, DIST_NORMAL, w, N * K);
         w[at[p][0] * K + at[p][1]] = bad[b];
         if (p > 0) w[N * K - 1] = INFINITY; /* a later one must not be the one named */
         memset(data, POISON, sizeof data);
@@ -262,8 +262,8 @@ END_TEST
 enum { AN = 16, AK = 256, AM = 5 };
 
 /* Rows of x: NaN in one place, +inf, -inf, both infinities, and clean. */
-static void poisoned_x(tu_rng *r, float *x) {
-  tu_fill(r, TU_NORMAL, x, AM * AK);
+static void poisoned_x(rng *r, float *x) {
+  fill_random(r, DIST_NORMAL, x, AM * AK);
   x[0 * AK + 17] = NAN;
   x[1 * AK + 100] = INFINITY;
   x[2 * AK + 3] = -INFINITY;
@@ -359,14 +359,14 @@ START_TEST(nonfinite_activations) {
   EXPECT_OK(st);
   qgemv_device_info info;
   EXPECT_OK(qgemv_ctx_info(ctx, &info));
-  tu_rng r = {.s = 74};
+  rng r = {.s = 74};
   float xf[AM * AK], gf[AK];
   poisoned_x(&r, xf);
-  tu_fill(&r, TU_NORMAL, gf, AK);
+  fill_random(&r, DIST_NORMAL, gf, AK);
   for (int f = 0; f < qgemv_format_count(); f++) {
     const qgemv_format_info fi = tu_format(f);
     tu_weight hw;
-    tu_weight_make(&r, TU_NORMAL, fi.format, fi.group, AN, AK, &hw);
+    tu_weight_make(&r, DIST_NORMAL, fi.format, fi.group, AN, AK, &hw);
     for (int xt = 0; xt < 2; xt++)
       for (int yt = 0; yt < 2; yt++)
         for (int nk = 0; nk < 3; nk++) {
@@ -381,7 +381,7 @@ START_TEST(nonfinite_activations) {
   gf[9] = NAN;
   gf[200] = INFINITY;
   tu_weight hw;
-  tu_weight_make(&r, TU_HEAVY, QGEMV_NF4, 64, AN, AK, &hw);
+  tu_weight_make(&r, DIST_HEAVY, QGEMV_NF4, 64, AN, AK, &hw);
   run_case(ctx, &hw, QGEMV_F32, QGEMV_F32, 1, xf, gf, "NaN and inf in gamma");
   tu_weight_free(&hw);
   qgemv_close(ctx);

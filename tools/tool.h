@@ -6,20 +6,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../common/random.h"
 #include "qgemv.h"
 
 int cmd_info(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
-
-/* Deterministic random numbers (splitmix64) and the test distributions. */
-typedef struct rng { uint64_t s; } rng;
-uint64_t rng_next(rng *r);
-double rng_uniform(rng *r); /* [0, 1) */
-double rng_normal(rng *r);
-typedef enum { DIST_NORMAL, DIST_HEAVY, DIST_LARGE, DIST_TINY, DIST_COUNT } dist_kind;
-const char *dist_name(dist_kind d);
-void fill_random(rng *r, dist_kind d, float *out, size_t count);
 
 /* A quantized host weight made from random data. */
 typedef struct host_weight {
