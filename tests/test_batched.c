@@ -45,6 +45,7 @@ typedef struct problem {
 } problem;
 
 static void problem_make(rng *r, int f, int64_t n, int64_t k, int combo, problem *p) {
+  k = tu_whole_blocks(f, k);
   tu_weight_make(r, (dist_kind)(combo % DIST_COUNT), tu_format(f).format, tu_format(f).group, n, k, &p->w);
   p->xt = (qgemv_dtype)(combo & 1);
   p->yt = (qgemv_dtype)((combo >> 1) & 1);

@@ -155,7 +155,7 @@ END_TEST
  * batched call is bit-identical to the first. */
 START_TEST(test_batched_bit_identical) {
   const int fi = _i;
-  const int64_t n = 203, k = 1408, m = 33;
+  const int64_t n = 203, k = tu_whole_blocks(fi, 1408), m = 33;
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
       problem p;
@@ -205,7 +205,7 @@ END_TEST
 /* Activations and gamma at an address that is element-aligned only. */
 START_TEST(test_misaligned_inputs) {
   const int fi = _i;
-  const int64_t n = 70, k = 640, m = 3;
+  const int64_t n = 70, k = tu_whole_blocks(fi, 640), m = 3;
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
       problem p;

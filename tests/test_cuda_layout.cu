@@ -325,7 +325,7 @@ START_TEST(test_batched_rows) {
   const int fi = _i;
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
-      const int64_t n = 45, k = 384, m = 19;
+      const int64_t n = 45, k = tu_whole_blocks(fi, 384), m = 19;
       const Format F = format_at(fi);
       Case c = {F.id, F.f, F.group, n, k, m, (qgemv_dtype)xt, QGEMV_F32, norm != 0,
                 QGEMV_BF16, 8, DIST_NORMAL};
@@ -373,7 +373,7 @@ START_TEST(test_magnitudes) {
   for (int d = 0; d < DIST_COUNT; d++)
     for (int fi = 0; fi < qgemv_format_count(); fi++) {
       const Format F = format_at(fi);
-      Case c = {F.id, F.f, F.group, 40, 640, 2, QGEMV_F32, QGEMV_F32, d % 2 == 1, QGEMV_F32, 4,
+      Case c = {F.id, F.f, F.group, 40, tu_whole_blocks(fi, 640), 2, QGEMV_F32, QGEMV_F32, d % 2 == 1, QGEMV_F32, 4,
                 (dist_kind)d};
       run_case(c, 900 + (uint64_t)d);
     }

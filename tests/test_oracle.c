@@ -132,7 +132,8 @@ typedef struct host_inputs {
 } host_inputs;
 
 static void make_weight(rng *r, int f, shape sh, int variant, tu_weight *w) {
-  tu_weight_make(r, (dist_kind)(variant % DIST_COUNT), tu_format(f).format, tu_format(f).group, sh.n, sh.k, w);
+  tu_weight_make(r, (dist_kind)(variant % DIST_COUNT), tu_format(f).format, tu_format(f).group, sh.n,
+                 tu_whole_blocks(f, sh.k), w);
 }
 
 /* Random activations and gamma; eps is large against tiny activations now

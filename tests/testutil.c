@@ -13,6 +13,11 @@ qgemv_format_info tu_format(int i) {
   return info;
 }
 
+int64_t tu_whole_blocks(int i, int64_t k) {
+  const int64_t g = tu_format(i).group;
+  return (k + g - 1) / g * g;
+}
+
 void tu_weight_make(rng *r, dist_kind d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out) {
   size_t bytes = qgemv_data_bytes(f, n, k, group), nscales = qgemv_scale_count(f, n, k, group);
   ck_assert_msg(bytes > 0, "qgemv_data_bytes: %s", qgemv_last_error());

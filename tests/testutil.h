@@ -17,6 +17,9 @@
 /* Format i of the library's list (0 .. qgemv_format_count() - 1): the
  * suites that cover "every format" take it from there. */
 qgemv_format_info tu_format(int i);
+/* k rounded up to whole blocks of format i, so that a suite's shapes suit
+ * every format (unchanged for a k that already does). */
+int64_t tu_whole_blocks(int i, int64_t k);
 
 /* A host weight quantized from random data with qgemv_quantize. */
 typedef struct tu_weight {

@@ -8,7 +8,8 @@
 typedef struct shape { int64_t n, k; } shape;
 
 /* Odd n (no kernel may assume a multiple of its tile) and k spanning
- * several groups of both sizes, one k long enough for many blocks. */
+ * several blocks of every format (rounded up to whole blocks where a
+ * format's block does not divide it), one k long enough for many. */
 static const shape shapes[] = {{257, 1152}, {33, 4224}};
 static const int64_t ms[] = {1, 5, 17};
 
@@ -103,17 +104,19 @@ void verify_combo(qgemv_ctx *ctx, const combo *c, rng *r, combo_result *out) {
   memset(out, 0, sizeof *out);
   out->worst = -1;
   int dist = 0;
+  const int64_t g = c->format.group;
   for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
     for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
       dist_kind d = (dist_kind)(dist++ % DIST_COUNT); /* every distribution, every combination */
       char err[256] = "";
-      double v = run_case(ctx, c, shapes[si], ms[mi], r, d, err, sizeof err);
+      const shape sh = {shapes[si].n, (shapes[si].k + g - 1) / g * g}; /* whole blocks of any format */
+      double v = run_case(ctx, c, sh, ms[mi], r, d, err, sizeof err);
       if (isnan(v)) v = INFINITY;
       if (err[0] && !out->error[0]) snprintf(out->error, sizeof out->error, "%s", err);
       if (v > out->worst) {
         out->worst = v;
-        out->n = shapes[si].n;
-        out->k = shapes[si].k;
+        out->n = sh.n;
+        out->k = sh.k;
         out->m = ms[mi];
         out->dist = d;
       }
