@@ -54,10 +54,10 @@ typedef struct qgc_layout {
   size_t bytes;           /* resident bytes */
 } qgc_layout;
 
-/* Segment geometry of a layout: k per segment, scales per full segment,
- * bytes per scale, code bytes of a row of k. */
+/* Segment geometry of a layout: k per segment, scales per full segment
+ * (one per group), bytes per scale, code bytes of a row of k. */
 static inline int qgc_seg_k(qg_layout_id f) { return f == QG_LAYOUT_NF4 ? 128 : 256; }
-static inline int qgc_seg_scales(qg_layout_id f) { return f == QG_LAYOUT_Q2_G64 ? 4 : 2; }
+static inline int qgc_seg_scales(qg_layout_id f, int32_t group) { return qgc_seg_k(f) / group; }
 static inline int qgc_scale_size(qg_layout_id f) { return f == QG_LAYOUT_NF4 ? 4 : 2; }
 static inline int64_t qgc_row_bytes(qg_layout_id f, int64_t k) { return f == QG_LAYOUT_NF4 ? k / 2 : k / 4; }
 

@@ -82,7 +82,7 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *L, const qg_matvec_args *
   p.nseg = (L->k + seg_k - 1) / seg_k;
   p.ntail = (int)((L->k % seg_k) / 64);
   p.scales_tail =
-      L->scales + (size_t)p.nseg_full * (size_t)L->n * qgc_seg_scales(L->id) * qgc_scale_size(L->id);
+      L->scales + (size_t)p.nseg_full * (size_t)L->n * qgc_seg_scales(L->id, L->group) * qgc_scale_size(L->id);
   p.ks = ks;
   p.tpc = tpc;
   p.rb_per_round = ks * qgc::kSegsPerWarp * bps;

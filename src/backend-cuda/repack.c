@@ -73,7 +73,7 @@ void qgc_repack_rows(const qgemv_weight_desc *d, qg_layout_id f, int64_t r0, int
   const int64_t k = d->k, row_bytes = qgc_row_bytes(f, k);
   const int64_t scales_per_row = k / group;
   const size_t src_row = f == QG_LAYOUT_NF4 ? (size_t)(k / 2) : (size_t)(k / group) * (2 + (size_t)group / 4);
-  const size_t ss = (size_t)qgc_scale_size(f), spseg = (size_t)qgc_seg_scales(f);
+  const size_t ss = (size_t)qgc_scale_size(f), spseg = (size_t)qgc_seg_scales(f, group);
   const int64_t nfull = k / qgc_seg_k(f), tail = scales_per_row - nfull * (int64_t)spseg;
   for (int64_t r = 0; r < rows; r++) {
     const uint8_t *src = (const uint8_t *)d->data + (size_t)(r0 + r) * src_row;

@@ -52,7 +52,7 @@ extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *
   int64_t chunk = (int64_t)(kChunkBytes / per_row);
   if (chunk < 1) chunk = 1;
   if (chunk > n) chunk = n;
-  const int spseg = qgc_seg_scales(L->id);
+  const int spseg = qgc_seg_scales(L->id, L->group);
   const int64_t nfull = k / qgc_seg_k(L->id), tail_scales = scales_per_row - nfull * spseg;
   uint8_t *codes = static_cast<uint8_t *>(malloc((size_t)chunk * (size_t)L->row_bytes));
   char *scales = static_cast<char *>(malloc((size_t)chunk * (size_t)scales_per_row * (size_t)ss));
