@@ -31,9 +31,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc;
   (void)argv;
-  static const char *const levels[] = {"ref", "scalar", "avx2", "avx512", "neon"};
-  for (size_t i = 0; i < sizeof levels / sizeof levels[0] && nctx < MAX_CTX - 1; i++) {
-    setenv("QGEMV_CPU_ISA", levels[i], 1);
+  for (int i = 0; i < qgemv_cpu_level_count() && nctx < MAX_CTX - 1; i++) {
+    qgemv_cpu_level_info level;
+    if (qgemv_cpu_level_get(i, &level) != QGEMV_OK || !level.supported) continue;
+    setenv("QGEMV_CPU_ISA", level.name, 1);
     if (qgemv_open("cpu", &ctxs[nctx]) == QGEMV_OK) nctx++;
   }
   unsetenv("QGEMV_CPU_ISA");

@@ -144,6 +144,23 @@ typedef struct qgemv_device_info {
 
 QGEMV_API qgemv_status qgemv_ctx_info(const qgemv_ctx *ctx, qgemv_device_info *info);
 
+/*
+ * The CPU backend's ISA levels, the values of QGEMV_CPU_ISA: index 0 ..
+ * qgemv_cpu_level_count() - 1, from the oracle ("ref") to the fastest, the
+ * same list on every architecture. Querying runs no kernel (cpuid or the
+ * auxiliary vector only).
+ */
+typedef struct qgemv_cpu_level_info {
+  const char *name; /* "ref", "scalar", "avx2", "avx512", "neon" (static) */
+  int built;        /* compiled into this library (the level is of this architecture) */
+  int supported;    /* built, and this CPU and OS run it: QGEMV_CPU_ISA may name it */
+  int is_default;   /* the level a CPU context takes when QGEMV_CPU_ISA is unset */
+} qgemv_cpu_level_info;
+
+QGEMV_API int qgemv_cpu_level_count(void);
+/* QGEMV_ERR_INVALID_ARG when index is out of range or info is NULL. */
+QGEMV_API qgemv_status qgemv_cpu_level_get(int index, qgemv_cpu_level_info *info);
+
 /* Measures the device's streaming read bandwidth (GB/s, 1e9 bytes/s) over a
  * buffer of `bytes` (0: a default far above the last-level cache), as the
  * roofline for benchmarks. Allocates and frees its buffer; slow (~1 s). */
@@ -170,6 +187,33 @@ QGEMV_API const char *qgemv_ctx_dense_library(const qgemv_ctx *ctx);
  * Q2_0 group 64 or 128: data n*(k/g) blocks of [fp16 d][g/4 bytes codes];
  *      value (code - 1) * d; scales NULL.
  */
+/*
+ * The formats by name. Each entry is a qgemv_format with one group, the pair
+ * a weight descriptor and qgemv_quantize take: index 0 .. qgemv_format_count()
+ * - 1, in a fixed order (new formats are appended). Names are stable and
+ * are what a user types:
+ *   "nf4"      NF4, block 64
+ *   "q2_0g64"  Q2_0, group 64 (mainline ggml)
+ *   "q2_0"     Q2_0, group 128 (the PrismML/Bonsai files)
+ * The structs these calls fill grow only with a new major version.
+ */
+typedef struct qgemv_format_info {
+  const char *name;    /* "nf4", "q2_0g64", "q2_0" (static) */
+  const char *label;   /* for tables and people: "NF4", "Q2_0/g64", "Q2_0/g128" */
+  qgemv_format format; /* with group: what qgemv_weight_desc and qgemv_quantize take */
+  int32_t group;       /* weights per block (one scale each) */
+  int32_t block_bytes; /* bytes of data per block, an inline scale included */
+  int32_t scale_bytes; /* bytes of the scales array per block: 4 (one f32), or 0
+                          (the scale is inline: scales NULL) */
+} qgemv_format_info;
+
+QGEMV_API int qgemv_format_count(void);
+/* QGEMV_ERR_INVALID_ARG when index is out of range or info is NULL. */
+QGEMV_API qgemv_status qgemv_format_get(int index, qgemv_format_info *info);
+/* The format called `name` (exact match); QGEMV_ERR_INVALID_ARG naming the
+ * known formats when there is none. */
+QGEMV_API qgemv_status qgemv_format_lookup(const char *name, qgemv_format_info *info);
+
 typedef struct qgemv_weight_desc {
   qgemv_format format;
   int64_t n, k;        /* n outputs, k inputs */

@@ -11,7 +11,7 @@ AM_TESTS_ENVIRONMENT = \
 if HAVE_CHECK
 # Shared by every suite.
 check_LTLIBRARIES = tests/libtestutil.la
-tests_libtestutil_la_SOURCES = tests/testutil.c tests/testutil.h tests/expect.h
+tests_libtestutil_la_SOURCES = tests/testutil.c tests/testutil.h tests/expect.h $(common_random_sources)
 tests_libtestutil_la_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 TEST_LDADD = tests/libtestutil.la libqgemv.la $(CHECK_LIBS) -lm
 TEST_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(OPENMP_CFLAGS)

@@ -74,9 +74,9 @@ START_TEST(open_and_close) {
   ctx = open_cpu();
   qgemv_tensor *t = NULL;
   EXPECT_OK(qgemv_tensor_new(ctx, QGEMV_F32, 2, 3, &t));
-  tu_rng r = {.s = 1};
+  rng r = {.s = 1};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, 2, 64, &hw);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, 2, 64, &hw);
   qgemv_weight *w = NULL;
   EXPECT_OK(qgemv_weight_upload(ctx, &hw.desc, &w));
   qgemv_close(ctx);
@@ -171,10 +171,10 @@ static void expect_upload_fails(qgemv_ctx *ctx, qgemv_weight_desc d, qgemv_statu
 
 START_TEST(weight_upload_errors) {
   qgemv_ctx *ctx = open_cpu();
-  tu_rng r = {.s = 2};
+  rng r = {.s = 2};
   tu_weight nf4, q2;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, 4, 256, &nf4);
-  tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, 128, 4, 256, &q2);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, 4, 256, &nf4);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, 128, 4, 256, &q2);
   qgemv_weight *w = (qgemv_weight *)&w;
   EXPECT_ERR(QGEMV_ERR_INVALID_ARG, qgemv_weight_upload(ctx, &nf4.desc, NULL));
   EXPECT_ERR(QGEMV_ERR_INVALID_ARG, qgemv_weight_upload(NULL, &nf4.desc, &w));
@@ -363,13 +363,13 @@ static void mv_setup(mv_fixture *f) {
   memset(f, 0, sizeof *f);
   f->ctx = open_cpu();
   f->ctx2 = open_cpu();
-  tu_rng r = {.s = 3};
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, MV_K, MV_K, &f->hw);
+  rng r = {.s = 3};
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, MV_K, MV_K, &f->hw);
   EXPECT_OK(qgemv_weight_upload(f->ctx, &f->hw.desc, &f->w));
   EXPECT_OK(qgemv_weight_upload(f->ctx2, &f->hw.desc, &f->w2));
   float xs[MV_M * MV_K], gs[MV_K];
-  tu_fill(&r, TU_NORMAL, xs, MV_M * MV_K);
-  tu_fill(&r, TU_NORMAL, gs, MV_K);
+  fill_random(&r, DIST_NORMAL, xs, MV_M * MV_K);
+  fill_random(&r, DIST_NORMAL, gs, MV_K);
   qgemv_ctx *ctxs[2] = {f->ctx, f->ctx2};
   qgemv_tensor **xt[2] = {&f->x, &f->x2}, **gt[2] = {&f->g, &f->g2};
   for (int i = 0; i < 2; i++) {
@@ -533,8 +533,8 @@ static void expect_quantize_fails(qgemv_format fmt, int64_t n, int64_t k, int32_
 
 START_TEST(quantize_errors) {
   float w[4 * 256];
-  tu_rng r = {.s = 4};
-  tu_fill(&r, TU_NORMAL, w, 4 * 256);
+  rng r = {.s = 4};
+  fill_random(&r, DIST_NORMAL, w, 4 * 256);
   void *D = (void *)1;
   float *S = (float *)1;
   expect_quantize_fails((qgemv_format)5, 4, 256, 64, w, D, S, "format 5");
@@ -558,9 +558,9 @@ START_TEST(quantize_errors) {
 END_TEST
 
 START_TEST(dequantize_and_size_errors) {
-  tu_rng r = {.s = 5};
+  rng r = {.s = 5};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, 2, 128, &hw);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, 2, 128, &hw);
   float out[2 * 128];
   memset(out, 0x5a, sizeof out);
   EXPECT_ERR(QGEMV_ERR_INVALID_ARG, qgemv_dequantize(NULL, out));
@@ -597,12 +597,12 @@ START_TEST(dequantize_and_size_errors) {
 END_TEST
 
 START_TEST(reference_errors) {
-  tu_rng r = {.s = 6};
+  rng r = {.s = 6};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, 64, 3, 128, &hw);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, 64, 3, 128, &hw);
   float x[128], gamma[128];
-  tu_fill(&r, TU_NORMAL, x, 128);
-  tu_fill(&r, TU_NORMAL, gamma, 128);
+  fill_random(&r, DIST_NORMAL, x, 128);
+  fill_random(&r, DIST_NORMAL, gamma, 128);
   double y[3], bound[3];
   memset(y, 0x5a, sizeof y);
   const qgemv_weight_desc *d = &hw.desc;
@@ -631,13 +631,13 @@ END_TEST
 /* Successful calls leave the last error alone ("replaced only by the next
  * failure"). */
 START_TEST(success_keeps_last_error) {
-  tu_rng r = {.s = 7};
+  rng r = {.s = 7};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, 64, 8, 128, &hw);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, 64, 8, 128, &hw);
   float x[2 * 128], g[128], wd[8 * 128];
   double yr[2 * 8];
-  tu_fill(&r, TU_HEAVY, x, 2 * 128);
-  tu_fill(&r, TU_NORMAL, g, 128);
+  fill_random(&r, DIST_HEAVY, x, 2 * 128);
+  fill_random(&r, DIST_NORMAL, g, 128);
   sentinel();
   qgemv_ctx *ctx = open_cpu();
   qgemv_weight *w;

@@ -17,8 +17,6 @@
 static const int64_t MS[] = {1, 3, 8, 17, 33};
 enum { NMS = sizeof MS / sizeof MS[0], MMAX = 33 };
 
-static qgemv_format fmt_of(int f) { return f == 0 ? QGEMV_NF4 : QGEMV_Q2_0; }
-static int32_t group_of(int f) { return f == 2 ? 128 : 64; }
 
 /* Opens "cpu" with QGEMV_CPU_ISA and QGEMV_NUM_THREADS as given (NULL:
  * unset); each test runs in its own forked process, so the setenv stays
@@ -46,16 +44,17 @@ typedef struct problem {
   void *gamma;
 } problem;
 
-static void problem_make(tu_rng *r, int f, int64_t n, int64_t k, int combo, problem *p) {
-  tu_weight_make(r, (tu_dist)(combo % TU_DIST_COUNT), fmt_of(f), group_of(f), n, k, &p->w);
+static void problem_make(rng *r, int f, int64_t n, int64_t k, int combo, problem *p) {
+  k = tu_whole_blocks(f, k);
+  tu_weight_make(r, (dist_kind)(combo % DIST_COUNT), tu_format(f).format, tu_format(f).group, n, k, &p->w);
   p->xt = (qgemv_dtype)(combo & 1);
   p->yt = (qgemv_dtype)((combo >> 1) & 1);
   p->norm = (combo >> 2) % 3;
   p->gt = p->norm == 2 ? QGEMV_BF16 : QGEMV_F32;
   float *xf = malloc((size_t)(MMAX * k) * sizeof(float)), *gf = malloc((size_t)k * sizeof(float));
   ck_assert(xf && gf);
-  tu_fill(r, (tu_dist)((combo + 1) % TU_DIST_COUNT), xf, (size_t)(MMAX * k));
-  tu_fill(r, TU_NORMAL, gf, (size_t)k);
+  fill_random(r, (dist_kind)((combo + 1) % DIST_COUNT), xf, (size_t)(MMAX * k));
+  fill_random(r, DIST_NORMAL, gf, (size_t)k);
   p->x = tu_convert(xf, (size_t)(MMAX * k), p->xt);
   p->gamma = p->norm ? tu_convert(gf, (size_t)k, p->gt) : NULL;
   free(xf);
@@ -123,7 +122,7 @@ static bool row_checked(int64_t row, int64_t m, bool sampled) {
 static void check_batch_rows(const char *isa, int f) {
   qgemv_ctx *ctx = open_cpu(isa, NULL);
   bool sampled = isa != NULL;
-  tu_rng r = {.s = 0xba7c + (uint64_t)f};
+  rng r = {.s = 0xba7c + (uint64_t)f};
   for (int combo = 0; combo < 12; combo++) {
     problem p;
     problem_make(&r, f, 67, 384, combo, &p);
@@ -154,7 +153,7 @@ static void check_batch_rows(const char *isa, int f) {
   qgemv_close(ctx);
 }
 
-/* Loop index: format (NF4, Q2_0 g64, Q2_0 g128). */
+/* Loop index: format (the library's list). */
 START_TEST(batch_rows_match_single_best) { check_batch_rows(NULL, _i); }
 END_TEST
 
@@ -174,9 +173,9 @@ START_TEST(thread_count_does_not_change_bits) {
     EXPECT_OK(qgemv_ctx_info(ctx[t], &info));
     ck_assert_int_eq(info.threads, atoi(threads[t]));
   }
-  tu_rng r = {.s = 0x7ead};
+  rng r = {.s = 0x7ead};
   static const int64_t shapes[][2] = {{67, 384}, {5, 256}, {130, 1152}};
-  for (int f = 0; f < 3; f++)
+  for (int f = 0; f < qgemv_format_count(); f++)
     for (int s = 0; s < 3; s++)
       for (int combo = 0; combo < 12; combo += 1 + s) {
         problem p;
@@ -205,8 +204,8 @@ END_TEST
  * call with a bf16 y gives exactly qgemv_f32_to_bf16 of the f32 y. */
 static void check_bf16_is_rounded_f32(const char *isa) {
   qgemv_ctx *ctx = open_cpu(isa, NULL);
-  tu_rng r = {.s = 0xbf16};
-  for (int f = 0; f < 3; f++)
+  rng r = {.s = 0xbf16};
+  for (int f = 0; f < qgemv_format_count(); f++)
     for (int combo = 0; combo < 12; combo++) {
       if ((combo >> 1) & 1) continue; /* the y dtype bit: made f32, then bf16, below */
       problem p;
@@ -237,8 +236,8 @@ static Suite *batched_suite(void) {
   Suite *s = suite_create("batched");
   TCase *rows = tcase_create("rows");
   tcase_set_timeout(rows, 120);
-  tcase_add_loop_test(rows, batch_rows_match_single_best, 0, 3);
-  tcase_add_loop_test(rows, batch_rows_match_single_ref, 0, 3);
+  tcase_add_loop_test(rows, batch_rows_match_single_best, 0, qgemv_format_count());
+  tcase_add_loop_test(rows, batch_rows_match_single_ref, 0, qgemv_format_count());
   tcase_add_loop_test(rows, bf16_y_is_rounded_f32_y, 0, 2);
   suite_add_tcase(s, rows);
   TCase *thr = tcase_create("threads");

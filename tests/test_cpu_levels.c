@@ -2,9 +2,13 @@
  * Every CPU ISA level available on this machine against the oracle
  * (DESIGN.md s.5), through the public API only, a level being chosen by
  * QGEMV_CPU_ISA before qgemv_open:
- * - every combination of {NF4, Q2_0 g64, Q2_0 g128} x {f32, bf16} x and y x
- *   {plain, RMSNorm}, on ragged shapes (k = 64, 192, 4160 for the 64-wide
- *   blocks, 128, 384, 4224 for g128; n = 1, 7, 257) and m = 1, 3, 8, 17;
+ * - the library's lists of levels and formats are the documented ones, and
+ *   the level list agrees with what opens;
+ * - every combination of every listed format (NF4, Q2_0 g64, Q2_0 g128) x
+ *   {f32, bf16} x and y x {plain, RMSNorm}, on ragged shapes (k = one
+ *   block, three blocks, 4160 rounded up to a whole block: 64, 192, 4160
+ *   for the 64-wide blocks, 128, 384, 4224 for g128; n = 1, 7, 257) and
+ *   m = 1, 3, 8, 17;
  * - row r of a batched call bit-identical to an m = 1 call on row r;
  * - the same bits with QGEMV_NUM_THREADS=1 and 2;
  * - a level the CPU (or the build) lacks is a clean error naming it, and the
@@ -28,15 +32,21 @@
 #include "expect.h"
 #include "testutil.h"
 
-static const char *const levels[] = {"ref", "scalar", "avx2", "avx512", "neon"};
-enum { NLEVELS = sizeof levels / sizeof levels[0], NFORMATS = 3, MMAX = 17 };
+enum { MMAX = 17 };
 static const int64_t ms[] = {1, 3, 8, 17}; /* ms[0] must be 1, the last MMAX */
 static const int64_t ns[] = {1, 7, 257};
 
-/* Quiet checks for loops (ck_assert marks every pass). */
-static qgemv_format format_of(int f) { return f == 0 ? QGEMV_NF4 : QGEMV_Q2_0; }
-static int32_t group_of(int f) { return f == 2 ? 128 : 64; }
-static const char *format_name(int f) { return f == 0 ? "NF4" : f == 1 ? "Q2_0/g64" : "Q2_0/g128"; }
+/* The levels and formats as the library lists them (test_lists checks the
+ * lists themselves). */
+static qgemv_cpu_level_info level_at(int i) {
+  qgemv_cpu_level_info l;
+  EXPECT_OK(qgemv_cpu_level_get(i, &l));
+  return l;
+}
+static const char *level_name(int i) { return level_at(i).name; }
+static qgemv_format format_of(int f) { return tu_format(f).format; }
+static int32_t group_of(int f) { return tu_format(f).group; }
+static const char *format_name(int f) { return tu_format(f).label; }
 static const char *dtype_name(qgemv_dtype t) { return t == QGEMV_F32 ? "f32" : "bf16"; }
 
 /* qgemv_open("cpu") with QGEMV_CPU_ISA = level and QGEMV_NUM_THREADS =
@@ -93,14 +103,14 @@ typedef struct problem {
 } problem;
 
 static void problem_make(int f, int64_t n, int64_t k, unsigned seed, problem *p) {
-  tu_rng r = {seed};
-  tu_weight_make(&r, (tu_dist)(seed % TU_DIST_COUNT), format_of(f), group_of(f), n, k, &p->w);
+  rng r = {seed};
+  tu_weight_make(&r, (dist_kind)(seed % DIST_COUNT), format_of(f), group_of(f), n, k, &p->w);
   p->x = malloc((size_t)(MMAX * k) * sizeof(float));
   p->gamma = malloc((size_t)k * sizeof(float));
   ck_assert_ptr_nonnull(p->x);
   ck_assert_ptr_nonnull(p->gamma);
-  tu_fill(&r, (tu_dist)((seed / 4) % TU_DIST_COUNT), p->x, (size_t)(MMAX * k));
-  tu_fill(&r, TU_NORMAL, p->gamma, (size_t)k);
+  fill_random(&r, (dist_kind)((seed / 4) % DIST_COUNT), p->x, (size_t)(MMAX * k));
+  fill_random(&r, DIST_NORMAL, p->gamma, (size_t)k);
 }
 
 static void problem_free(problem *p) {
@@ -199,16 +209,16 @@ static void check_weight(qgemv_ctx *ctx, const char *level, int f, int64_t n, in
 }
 
 /* The k of each shape: ragged against every SIMD width and tile (one
- * block, three blocks, 65 blocks). */
+ * block, three blocks, 4160 rounded up to whole blocks: 65 of 64). */
 static int64_t k_of(int f, int i) {
-  static const int64_t k64[] = {64, 192, 4160}, k128[] = {128, 384, 4224};
-  return f == 2 ? k128[i] : k64[i];
+  const int64_t g = group_of(f), k[] = {g, 3 * g, (4160 + g - 1) / g * g};
+  return k[i];
 }
 
-/* Loop index: level * NFORMATS + format. */
+/* Loop index: level * formats + format. */
 START_TEST(test_contract) {
-  const char *level = levels[_i / NFORMATS];
-  int f = _i % NFORMATS;
+  const char *level = level_name(_i / qgemv_format_count());
+  int f = _i % qgemv_format_count();
   /* One thread: test_threads shows that the thread count changes no bits,
    * and an idle OpenMP worker spinning beside the serial oracle would only
    * slow this test down. */
@@ -225,12 +235,12 @@ END_TEST
  * between threads and must not change any). n = 257 is odd, so the split
  * falls inside a tile of rows. */
 START_TEST(test_threads) {
-  const char *level = levels[_i];
+  const char *level = level_name(_i);
   qgemv_ctx *one = open_or_skip(level, 1);
   if (one == NULL) return;
   qgemv_ctx *two;
   EXPECT_OK(open_level(level, 2, &two));
-  for (int f = 0; f < NFORMATS; f++) {
+  for (int f = 0; f < qgemv_format_count(); f++) {
     int64_t n = 257, k = k_of(f, quick() ? 1 : 2), m = 3;
     problem p;
     problem_make(f, n, k, 700u + (unsigned)f, &p);
@@ -259,34 +269,75 @@ START_TEST(test_threads) {
 }
 END_TEST
 
-/* A level this CPU or build lacks is QGEMV_ERR_UNSUPPORTED naming it; an
+/* The level list is the documented one, in order (ref, scalar, avx2,
+ * avx512, neon), built as this architecture says; the format list has
+ * every format exactly once by name. */
+START_TEST(test_lists) {
+  static const char *const documented[] = {"ref", "scalar", "avx2", "avx512", "neon"};
+#if defined(__x86_64__)
+  static const int built[] = {1, 1, 1, 1, 0};
+#elif defined(__aarch64__)
+  static const int built[] = {1, 1, 0, 0, 1};
+#else
+  static const int built[] = {1, 1, 0, 0, 0};
+#endif
+  ck_assert_int_eq(qgemv_cpu_level_count(), 5);
+  int defaults = 0;
+  for (int i = 0; i < 5; i++) {
+    qgemv_cpu_level_info l = level_at(i);
+    EXPECT(strcmp(l.name, documented[i]) == 0, "level %d is %s, expected %s", i, l.name, documented[i]);
+    EXPECT(l.built == built[i], "%s: built %d, expected %d on this architecture", l.name, l.built, built[i]);
+    EXPECT(l.built || !l.supported, "%s is supported but not built", l.name);
+    EXPECT(i >= 2 || l.supported, "%s must be supported everywhere", l.name);
+    defaults += l.is_default;
+  }
+  ck_assert_int_eq(defaults, 1);
+  qgemv_cpu_level_info l;
+  ck_assert_int_eq(qgemv_cpu_level_get(5, &l), QGEMV_ERR_INVALID_ARG);
+  ck_assert_int_eq(qgemv_cpu_level_get(-1, &l), QGEMV_ERR_INVALID_ARG);
+  ck_assert_int_eq(qgemv_cpu_level_get(0, NULL), QGEMV_ERR_INVALID_ARG);
+  for (int f = 0; f < qgemv_format_count(); f++) {
+    qgemv_format_info named;
+    EXPECT_OK(qgemv_format_lookup(tu_format(f).name, &named));
+    EXPECT(named.format == format_of(f) && named.group == group_of(f), "%s names another format", named.name);
+  }
+}
+END_TEST
+
+/* Each listed level opens exactly when the list says it is supported; a
+ * level this CPU or build lacks is QGEMV_ERR_UNSUPPORTED naming it; an
  * unknown name is INVALID_ARG; the default is the best available level
- * (the last of ref, scalar, avx2, avx512, neon that opens). */
+ * (the last that opens) and the one the list marks. */
 START_TEST(test_selection) {
   int missing = 0;
-  const char *best = NULL;
-  for (int i = 0; i < NLEVELS; i++) {
+  const char *best = NULL, *marked = NULL;
+  for (int i = 0; i < qgemv_cpu_level_count(); i++) {
+    const qgemv_cpu_level_info l = level_at(i);
+    if (l.is_default) marked = l.name;
     qgemv_ctx *ctx;
-    qgemv_status s = open_level(levels[i], 0, &ctx);
+    qgemv_status s = open_level(l.name, 0, &ctx);
+    EXPECT((s == QGEMV_OK) == (l.supported != 0), "QGEMV_CPU_ISA=%s: %s, but the list says %s", l.name,
+           qgemv_status_str(s), l.supported ? "supported" : "unsupported");
     if (s == QGEMV_OK) {
       qgemv_device_info info;
       EXPECT_OK(qgemv_ctx_info(ctx, &info));
-      EXPECT(strcmp(info.isa, levels[i]) == 0, "QGEMV_CPU_ISA=%s opened level '%s'", levels[i], info.isa);
-      best = levels[i];
+      EXPECT(strcmp(info.isa, l.name) == 0, "QGEMV_CPU_ISA=%s opened level '%s'", l.name, info.isa);
+      best = l.name;
       qgemv_close(ctx);
       continue;
     }
     missing++;
-    EXPECT(s == QGEMV_ERR_UNSUPPORTED, "QGEMV_CPU_ISA=%s: %s, want QGEMV_ERR_UNSUPPORTED", levels[i],
+    EXPECT(s == QGEMV_ERR_UNSUPPORTED, "QGEMV_CPU_ISA=%s: %s, want QGEMV_ERR_UNSUPPORTED", l.name,
            qgemv_status_str(s));
     EXPECT(ctx == NULL, "a failed open must leave no context");
-    EXPECT(strstr(qgemv_last_error(), levels[i]) != NULL, "the message does not name the level: %s",
+    EXPECT(strstr(qgemv_last_error(), l.name) != NULL, "the message does not name the level: %s",
            qgemv_last_error());
   }
   /* No build has both x86 and Arm levels, so something is always missing. */
   EXPECT(missing > 0, "every level opened, neon and avx2 together?");
-  ck_assert_str_eq(levels[0], "ref");
   EXPECT(best != NULL, "not even ref opened");
+  EXPECT(marked != NULL && strcmp(marked, best) == 0, "the list marks %s as the default, the best is %s",
+         marked ? marked : "none", best);
 
   qgemv_ctx *ctx;
   EXPECT(open_level("sse9", 0, &ctx) == QGEMV_ERR_INVALID_ARG, "an unknown level must be INVALID_ARG");
@@ -305,13 +356,14 @@ static Suite *levels_suite(void) {
   Suite *s = suite_create("cpu_levels");
   TCase *contract = tcase_create("contract");
   tcase_set_timeout(contract, 600);
-  tcase_add_loop_test(contract, test_contract, 0, NLEVELS * NFORMATS);
+  tcase_add_loop_test(contract, test_contract, 0, qgemv_cpu_level_count() * qgemv_format_count());
   suite_add_tcase(s, contract);
   TCase *threads = tcase_create("threads");
   tcase_set_timeout(threads, 300);
-  tcase_add_loop_test(threads, test_threads, 0, NLEVELS);
+  tcase_add_loop_test(threads, test_threads, 0, qgemv_cpu_level_count());
   suite_add_tcase(s, threads);
   TCase *selection = tcase_create("selection");
+  tcase_add_test(selection, test_lists);
   tcase_add_test(selection, test_selection);
   suite_add_tcase(s, selection);
   return s;

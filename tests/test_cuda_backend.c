@@ -25,12 +25,6 @@
 static qgemv_ctx *ctx;
 static bool quick;
 
-static const struct {
-  qgemv_format f;
-  int32_t group;
-  const char *name;
-} formats[] = {{QGEMV_NF4, 64, "nf4"}, {QGEMV_Q2_0, 64, "q2_0g64"}, {QGEMV_Q2_0, 128, "q2_0g128"}};
-
 static const char *dt(qgemv_dtype t) { return t == QGEMV_F32 ? "f32" : "bf16"; }
 
 #define CHECK_OK(call)                                                                                          \
@@ -84,24 +78,24 @@ typedef struct problem {
   qgemv_dtype xt, gt;
 } problem;
 
-static void problem_make(problem *p, uint64_t seed, tu_dist d, int fi, int64_t n, int64_t k, int64_t m,
+static void problem_make(problem *p, uint64_t seed, dist_kind d, int fi, int64_t n, int64_t k, int64_t m,
                          qgemv_dtype xt, bool norm, qgemv_dtype gt) {
   memset(p, 0, sizeof *p);
-  tu_rng r = {seed};
-  tu_weight_make(&r, d, formats[fi].f, formats[fi].group, n, k, &p->hw);
+  rng r = {seed};
+  tu_weight_make(&r, d, tu_format(fi).format, tu_format(fi).group, n, k, &p->hw);
   CHECK_OK(qgemv_weight_upload(ctx, &p->hw.desc, &p->w));
   p->m = m;
   p->xt = xt;
   p->gt = gt;
   p->xf = malloc((size_t)(m * k) * sizeof(float));
   ck_assert_ptr_nonnull(p->xf);
-  tu_fill(&r, d, p->xf, (size_t)(m * k));
+  fill_random(&r, d, p->xf, (size_t)(m * k));
   p->xh = tu_convert(p->xf, (size_t)(m * k), xt);
   p->x = tensor_from(xt, m, k, p->xh);
   if (norm) {
     p->gf = malloc((size_t)k * sizeof(float));
     ck_assert_ptr_nonnull(p->gf);
-    for (int64_t j = 0; j < k; j++) p->gf[j] = (float)(0.5 + tu_uniform(&r));
+    for (int64_t j = 0; j < k; j++) p->gf[j] = (float)(0.5 + rng_uniform(&r));
     p->gh = tu_convert(p->gf, (size_t)k, gt);
     p->g = tensor_from(gt, 1, k, p->gh);
   }
@@ -138,17 +132,17 @@ START_TEST(test_combinations) {
   int iter = 0;
   for (int si = 0; si < nshapes; si++) {
     const int64_t n = shapes[si][0], k = shapes[si][1];
-    if (formats[fi].group == 128 && k % 128) continue;
+    if (k % tu_format(fi).group) continue;
     for (int xt = 0; xt < 2; xt++)
       for (int yt = 0; yt < 2; yt++)
         for (int norm = 0; norm < 3; norm++, iter++) { /* off, f32 gamma, bf16 gamma */
           const int64_t m = ms[iter % 5];
-          const tu_dist d = (tu_dist)(iter % TU_DIST_COUNT);
+          const dist_kind d = (dist_kind)(iter % DIST_COUNT);
           problem p;
           problem_make(&p, 1000 + (uint64_t)iter, d, fi, n, k, m, (qgemv_dtype)xt, norm > 0,
                        norm == 2 ? QGEMV_BF16 : QGEMV_F32);
           tu_guarded y = run_guarded(p.w, p.x, p.g, (qgemv_dtype)yt, m, n);
-          check_contract(&p, (qgemv_dtype)yt, y.mem, formats[fi].name);
+          check_contract(&p, (qgemv_dtype)yt, y.mem, tu_format(fi).name);
           tu_guarded_free(&y);
           problem_free(&p);
         }
@@ -161,21 +155,21 @@ END_TEST
  * batched call is bit-identical to the first. */
 START_TEST(test_batched_bit_identical) {
   const int fi = _i;
-  const int64_t n = 203, k = 1408, m = 33;
+  const int64_t n = 203, k = tu_whole_blocks(fi, 1408), m = 33;
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
       problem p;
-      problem_make(&p, 77 + (uint64_t)(2 * xt + norm), TU_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, QGEMV_F32);
+      problem_make(&p, 77 + (uint64_t)(2 * xt + norm), DIST_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, QGEMV_F32);
       tu_guarded all = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
-      check_contract(&p, QGEMV_F32, all.mem, formats[fi].name);
+      check_contract(&p, QGEMV_F32, all.mem, tu_format(fi).name);
       tu_guarded again = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
       ck_assert_msg(memcmp(all.mem, again.mem, (size_t)(m * n) * 4) == 0, "%s: two runs differ (x %s, norm %d)",
-                    formats[fi].name, dt(p.xt), norm);
+                    tu_format(fi).name, dt(p.xt), norm);
       for (int64_t r = 0; r < m; r += quick ? 8 : 1) {
         qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * tu_dtype_size(p.xt), p.xt, 1, k);
         tu_guarded one = run_guarded(p.w, xr, p.g, QGEMV_F32, 1, n);
         ck_assert_msg(memcmp(one.mem, all.mem + (size_t)(r * n) * 4, (size_t)n * 4) == 0,
-                      "%s: row %lld of the m=%lld call differs from m=1 (x %s, norm %d)", formats[fi].name,
+                      "%s: row %lld of the m=%lld call differs from m=1 (x %s, norm %d)", tu_format(fi).name,
                       (long long)r, (long long)m, dt(p.xt), norm);
         tu_guarded_free(&one);
         qgemv_tensor_free(xr);
@@ -194,13 +188,13 @@ START_TEST(test_large_shapes) {
   static const int64_t shapes[][3] = {{24, 65536, 2}, {131072, 128, 1}, {131077, 192, 3}};
   for (int si = 0; si < 3; si++) {
     const int64_t n = shapes[si][0], k = shapes[si][1], m = shapes[si][2];
-    if (formats[fi].group == 128 && k % 128) continue;
+    if (k % tu_format(fi).group) continue;
     if (quick && si == 2) continue;
     for (int xt = 0; xt < 2; xt++) {
       problem p;
-      problem_make(&p, 500 + (uint64_t)si, TU_HEAVY, fi, n, k, m, (qgemv_dtype)xt, xt == 0, QGEMV_BF16);
+      problem_make(&p, 500 + (uint64_t)si, DIST_HEAVY, fi, n, k, m, (qgemv_dtype)xt, xt == 0, QGEMV_BF16);
       tu_guarded y = run_guarded(p.w, p.x, p.g, QGEMV_BF16, m, n);
-      check_contract(&p, QGEMV_BF16, y.mem, formats[fi].name);
+      check_contract(&p, QGEMV_BF16, y.mem, tu_format(fi).name);
       tu_guarded_free(&y);
       problem_free(&p);
     }
@@ -211,11 +205,11 @@ END_TEST
 /* Activations and gamma at an address that is element-aligned only. */
 START_TEST(test_misaligned_inputs) {
   const int fi = _i;
-  const int64_t n = 70, k = 640, m = 3;
+  const int64_t n = 70, k = tu_whole_blocks(fi, 640), m = 3;
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
       problem p;
-      problem_make(&p, 31 + (uint64_t)xt, TU_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, (qgemv_dtype)xt);
+      problem_make(&p, 31 + (uint64_t)xt, DIST_NORMAL, fi, n, k, m, (qgemv_dtype)xt, norm, (qgemv_dtype)xt);
       const size_t es = tu_dtype_size(p.xt);
       qgemv_tensor *xbig, *gbig = NULL, *xs, *gs = NULL;
       CHECK_OK(qgemv_tensor_new(ctx, p.xt, 1, m * k + 8, &xbig));
@@ -227,10 +221,10 @@ START_TEST(test_misaligned_inputs) {
         CHECK_OK(qgemv_tensor_write(gs, p.gh, (size_t)k * tu_dtype_size(p.gt)));
       }
       tu_guarded y = run_guarded(p.w, xs, gs, QGEMV_F32, m, n);
-      check_contract(&p, QGEMV_F32, y.mem, formats[fi].name);
+      check_contract(&p, QGEMV_F32, y.mem, tu_format(fi).name);
       tu_guarded ya = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
       ck_assert_msg(memcmp(y.mem, ya.mem, (size_t)(m * n) * 4) == 0,
-                    "%s: misaligned x gives other bits than aligned x", formats[fi].name);
+                    "%s: misaligned x gives other bits than aligned x", tu_format(fi).name);
       tu_guarded_free(&y);
       tu_guarded_free(&ya);
       qgemv_tensor_free(xs);
@@ -274,7 +268,7 @@ START_TEST(test_user_stream) {
   cu_pop(&popped);
 
   problem p;
-  problem_make(&p, 4242, TU_NORMAL, 1, 300, 1024, 4, QGEMV_BF16, false, QGEMV_F32);
+  problem_make(&p, 4242, DIST_NORMAL, 1, 300, 1024, 4, QGEMV_BF16, false, QGEMV_F32);
   tu_guarded own = run_guarded(p.w, p.x, NULL, QGEMV_F32, 4, 300);
   CHECK_OK(qgemv_set_stream(ctx, stream));
   tu_guarded theirs = run_guarded(p.w, p.x, NULL, QGEMV_F32, 4, 300);
@@ -330,7 +324,7 @@ START_TEST(test_no_memory) {
   }
   /* still usable */
   problem p;
-  problem_make(&p, 9, TU_NORMAL, 0, 64, 256, 2, QGEMV_F32, true, QGEMV_F32);
+  problem_make(&p, 9, DIST_NORMAL, 0, 64, 256, 2, QGEMV_F32, true, QGEMV_F32);
   tu_guarded y = run_guarded(p.w, p.x, p.g, QGEMV_F32, 2, 64);
   check_contract(&p, QGEMV_F32, y.mem, "after NO_MEMORY");
   tu_guarded_free(&y);
@@ -380,10 +374,10 @@ int main(void) {
   TCase *tc = tcase_create("gpu");
   tcase_set_timeout(tc, 1200);
   tcase_add_test(tc, test_device_facts);
-  tcase_add_loop_test(tc, test_combinations, 0, 3);
-  tcase_add_loop_test(tc, test_batched_bit_identical, 0, 3);
-  tcase_add_loop_test(tc, test_large_shapes, 0, 3);
-  tcase_add_loop_test(tc, test_misaligned_inputs, 0, 3);
+  tcase_add_loop_test(tc, test_combinations, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_batched_bit_identical, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_large_shapes, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_misaligned_inputs, 0, qgemv_format_count());
   tcase_add_test(tc, test_user_stream);
   tcase_add_test(tc, test_no_memory);
   suite_add_tcase(s, tc);

@@ -32,22 +32,16 @@ struct HostLayout {
   std::vector<uint8_t> mem;
 };
 
-void make_layout(const qgemv_weight_desc &d, HostLayout &h) {
-  const int32_t group = d.format == QGEMV_NF4 ? 64 : d.group;
+/* d: a weight of layout id with its group set, as the core passes it. */
+void make_layout(const qgemv_weight_desc &d, qg_layout_id id, HostLayout &h) {
   qgc_layout &L = h.L;
   L = qgc_layout();
-  L.fmt = d.format == QGEMV_NF4 ? QGC_NF4 : group == 64 ? QGC_Q2G64 : QGC_Q2G128;
-  L.n = d.n;
-  L.k = d.k;
-  L.group = group;
-  L.row_bytes = d.format == QGEMV_NF4 ? d.k / 2 : d.k / 4;
-  const int64_t spr = d.format == QGEMV_NF4 ? d.k / 64 : d.k / group;
+  qgc_layout_shape(&L, &d, id);
   const size_t code_bytes = (size_t)d.n * (size_t)L.row_bytes;
-  L.bytes = code_bytes + (size_t)d.n * (size_t)spr * qgc_scale_size(L.fmt);
   h.mem.assign(L.bytes, 0xee);
   std::vector<uint8_t> tmp((size_t)L.row_bytes);
-  std::vector<uint16_t> rs((size_t)spr);
-  qgc_repack_rows(&d, group, 0, d.n, h.mem.data(), reinterpret_cast<char *>(h.mem.data() + code_bytes), tmp.data(),
+  std::vector<uint16_t> rs((size_t)(d.k / d.group));
+  qgc_repack_rows(&d, id, 0, d.n, h.mem.data(), reinterpret_cast<char *>(h.mem.data() + code_bytes), tmp.data(),
                   rs.data());
   L.dev = h.mem.data();
   L.codes = h.mem.data();
@@ -95,7 +89,7 @@ void emulate_launch(const MatvecParams &p, unsigned grid, size_t smem_bytes) {
     const StageSrc src = {p.x, p.gamma, p.k, p.nblk64, p.rb_per_round, p.m_active, p.ncols,
                           p.x_bf16, p.x_vec, p.g_bf16, p.g_vec};
     if (!DIRECT) {
-      if (FMT == QGC_NF4)
+      if (FMT == QG_LAYOUT_NF4)
         for (int v = 0; v < 256; v++)
           for (int l = 0; l < 32; l++) {
             const uint32_t w = nf4_lut_entry(v);
@@ -225,15 +219,26 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, int sms) {
     qgc_plan_rows(&pl, &h.L, &a, r0);
     const size_t smem = qgc_plan_smem(&pl, &h.L);
     ck_assert_msg(smem <= 99 * 1024, "plan needs %zu bytes of shared memory", smem);
-    switch (h.L.fmt) {
-      case QGC_NF4: emulate_fmt<QGC_NF4>(pl, smem); break;
-      case QGC_Q2G64: emulate_fmt<QGC_Q2G64>(pl, smem); break;
-      default: emulate_fmt<QGC_Q2G128>(pl, smem); break;
-    }
+    const bool has = qgc_with_layout(h.L.id, [&](auto lay) { emulate_fmt<decltype(lay)::value>(pl, smem); });
+    ck_assert_msg(has, "layout %d has no kernels", (int)h.L.id);
   }
 }
 
+/* Format fi of the library's list; its layout id is fi (the core lists
+ * its layout table in id order). */
+struct Format {
+  qg_layout_id id;
+  qgemv_format f;
+  int32_t group;
+  const char *name;
+};
+Format format_at(int fi) {
+  const qgemv_format_info info = tu_format(fi);
+  return Format{(qg_layout_id)fi, info.format, info.group, info.name};
+}
+
 struct Case {
+  qg_layout_id id;
   qgemv_format f;
   int32_t group;
   int64_t n, k, m;
@@ -241,30 +246,29 @@ struct Case {
   bool norm;
   qgemv_dtype gt;
   int sms;
-  tu_dist dist;
+  dist_kind dist;
 };
 
 /* Runs one case, checks the contract, returns the output bytes. */
 std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
-  tu_rng r = {seed};
+  rng r = {seed};
   tu_weight w;
   tu_weight_make(&r, c.dist, c.f, c.group, c.n, c.k, &w);
   HostLayout h;
-  make_layout(w.desc, h);
+  make_layout(w.desc, c.id, h);
   std::vector<float> xf((size_t)(c.m * c.k)), gf((size_t)c.k);
-  tu_fill(&r, c.dist, xf.data(), xf.size());
-  for (auto &g : gf) g = (float)(0.5 + tu_uniform(&r));
+  fill_random(&r, c.dist, xf.data(), xf.size());
+  for (auto &g : gf) g = (float)(0.5 + rng_uniform(&r));
   void *x = tu_convert(xf.data(), xf.size(), c.xt);
   void *gamma = c.norm ? tu_convert(gf.data(), gf.size(), c.gt) : nullptr;
   const size_t ybytes = (size_t)(c.m * c.n) * tu_dtype_size(c.yt);
   tu_guarded y = tu_guarded_new(ybytes);
   qg_matvec_args a = {};
   a.layout = &h.L;
-  a.format = c.f;
+  a.layout_id = c.id;
   a.n = c.n;
   a.k = c.k;
   a.m = c.m;
-  a.group = c.group;
   a.x = x;
   a.x_dtype = c.xt;
   a.y = y.mem;
@@ -277,9 +281,9 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
   const double worst = tu_check_contract(&w.desc, c.m, c.xt, x, c.gt, gamma, 1e-5f, c.yt, y.mem, where, sizeof where);
   ck_assert_msg(worst <= 1.0,
                 "%s g%d %lldx%lld m=%lld x=%s y=%s norm=%d sms=%d %s: worst %.3g of the bound at %s",
-                c.f == QGEMV_NF4 ? "nf4" : "q2_0", c.group, (long long)c.n, (long long)c.k, (long long)c.m,
+                format_at(c.id).name, c.group, (long long)c.n, (long long)c.k, (long long)c.m,
                 c.xt == QGEMV_F32 ? "f32" : "bf16", c.yt == QGEMV_F32 ? "f32" : "bf16", (int)c.norm, c.sms,
-                tu_dist_name(c.dist), worst, where);
+                dist_name(c.dist), worst, where);
   ck_assert_msg(tu_guard_intact(&y), "write past the end of y");
   std::vector<uint8_t> out(y.mem, y.mem + ybytes);
   tu_guarded_free(&y);
@@ -289,10 +293,6 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
   return out;
 }
 
-const struct {
-  qgemv_format f;
-  int32_t group;
-} kFormats[] = {{QGEMV_NF4, 64}, {QGEMV_Q2_0, 64}, {QGEMV_Q2_0, 128}};
 
 /* Shapes with every tail (k % 256 in 64..192, k % 128 == 64), n not a
  * multiple of 16, and geometries from 8 tiles per CTA to 8 k-slices. */
@@ -310,9 +310,10 @@ START_TEST(test_every_combination) {
           for (int yt = 0; yt < 2; yt++)
             for (int norm = 0; norm < 2; norm++) {
               const int64_t n = shapes[si][0], k = shapes[si][1];
-              if (kFormats[fi].group == 128 && k % 128) continue;
-              Case c = {kFormats[fi].f, kFormats[fi].group, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)yt,
-                        norm != 0, (qgemv_dtype)xt, sms_list[smi], (tu_dist)(seed % TU_DIST_COUNT)};
+              const Format F = format_at(fi);
+              if (k % F.group) continue;
+              Case c = {F.id, F.f, F.group, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)yt,
+                        norm != 0, (qgemv_dtype)xt, sms_list[smi], (dist_kind)(seed % DIST_COUNT)};
               run_case(c, seed++);
             }
 }
@@ -324,19 +325,20 @@ START_TEST(test_batched_rows) {
   const int fi = _i;
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
-      const int64_t n = 45, k = 384, m = 19;
-      Case c = {kFormats[fi].f, kFormats[fi].group, n, k, m, (qgemv_dtype)xt, QGEMV_F32, norm != 0,
-                QGEMV_BF16, 8, TU_NORMAL};
+      const int64_t n = 45, k = tu_whole_blocks(fi, 384), m = 19;
+      const Format F = format_at(fi);
+      Case c = {F.id, F.f, F.group, n, k, m, (qgemv_dtype)xt, QGEMV_F32, norm != 0,
+                QGEMV_BF16, 8, DIST_NORMAL};
       const std::vector<uint8_t> all = run_case(c, 7);
       /* The same rows one at a time: regenerate identical data, slice. */
-      tu_rng r = {7};
+      rng r = {7};
       tu_weight w;
       tu_weight_make(&r, c.dist, c.f, c.group, n, k, &w);
       std::vector<float> xf((size_t)(m * k)), gf((size_t)k);
-      tu_fill(&r, c.dist, xf.data(), xf.size());
-      for (auto &g : gf) g = (float)(0.5 + tu_uniform(&r));
+      fill_random(&r, c.dist, xf.data(), xf.size());
+      for (auto &g : gf) g = (float)(0.5 + rng_uniform(&r));
       HostLayout h;
-      make_layout(w.desc, h);
+      make_layout(w.desc, c.id, h);
       void *x = tu_convert(xf.data(), xf.size(), c.xt);
       void *gamma = norm ? tu_convert(gf.data(), gf.size(), c.gt) : nullptr;
       for (int64_t row = 0; row < m; row++) {
@@ -345,8 +347,8 @@ START_TEST(test_batched_rows) {
         a.layout = &h.L;
         a.n = n;
         a.k = k;
+        a.layout_id = c.id;
         a.m = 1;
-        a.group = c.group;
         a.x = static_cast<const char *>(x) + (size_t)(row * k) * tu_dtype_size(c.xt);
         a.x_dtype = c.xt;
         a.y = y.data();
@@ -368,10 +370,11 @@ END_TEST
 
 /* Large magnitudes and tiny ones through the fp16 staging exponents. */
 START_TEST(test_magnitudes) {
-  for (int d = 0; d < TU_DIST_COUNT; d++)
-    for (int fi = 0; fi < 3; fi++) {
-      Case c = {kFormats[fi].f, kFormats[fi].group, 40, 640, 2, QGEMV_F32, QGEMV_F32, d % 2 == 1, QGEMV_F32, 4,
-                (tu_dist)d};
+  for (int d = 0; d < DIST_COUNT; d++)
+    for (int fi = 0; fi < qgemv_format_count(); fi++) {
+      const Format F = format_at(fi);
+      Case c = {F.id, F.f, F.group, 40, tu_whole_blocks(fi, 640), 2, QGEMV_F32, QGEMV_F32, d % 2 == 1, QGEMV_F32, 4,
+                (dist_kind)d};
       run_case(c, 900 + (uint64_t)d);
     }
 }
@@ -380,13 +383,18 @@ END_TEST
 }  // namespace
 
 int main(void) {
+  if (qgemv_format_count() != QG_LAYOUT_COUNT) {
+    fprintf(stderr, "the library lists %d formats, the module's headers %d layouts\n", qgemv_format_count(),
+            (int)QG_LAYOUT_COUNT);
+    return EXIT_FAILURE;
+  }
   const char *q = getenv("QGEMV_TEST_QUICK");
   quick = q && *q && strcmp(q, "0") != 0;
   Suite *s = suite_create("cuda_layout");
   TCase *tc = tcase_create("emulated");
   tcase_set_timeout(tc, 600);
-  tcase_add_loop_test(tc, test_every_combination, 0, 3);
-  tcase_add_loop_test(tc, test_batched_rows, 0, 3);
+  tcase_add_loop_test(tc, test_every_combination, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -301,12 +301,12 @@ END_TEST
 
 /* Random matrices of every distribution, several rows and blocks. */
 START_TEST(nf4_random_matches_text) {
-  tu_rng r = {.s = 0x4e4634};
-  for (int d = 0; d < TU_DIST_COUNT; d++) {
+  rng r = {.s = 0x4e4634};
+  for (int d = 0; d < DIST_COUNT; d++) {
     float *w = malloc(5 * 320 * sizeof(float));
     ck_assert_ptr_nonnull(w);
-    tu_fill(&r, (tu_dist)d, w, 5 * 320);
-    check_against_text(QGEMV_NF4, 5, 320, 64, w, tu_dist_name((tu_dist)d));
+    fill_random(&r, (dist_kind)d, w, 5 * 320);
+    check_against_text(QGEMV_NF4, 5, 320, 64, w, dist_name((dist_kind)d));
     check_against_text(QGEMV_NF4, 5, 320, 0, w, "group 0 means 64");
     free(w);
   }
@@ -445,13 +445,13 @@ START_TEST(q2_block_offsets) {
 END_TEST
 
 START_TEST(q2_random_matches_text) {
-  tu_rng r = {.s = 0x5132};
-  for (int d = 0; d < TU_DIST_COUNT; d++)
+  rng r = {.s = 0x5132};
+  for (int d = 0; d < DIST_COUNT; d++)
     for (int g = 64; g <= 128; g += 64) {
       float *w = malloc(4 * 384 * sizeof(float));
       ck_assert_ptr_nonnull(w);
-      tu_fill(&r, (tu_dist)d, w, 4 * 384);
-      check_against_text(QGEMV_Q2_0, 4, 384, g, w, tu_dist_name((tu_dist)d));
+      fill_random(&r, (dist_kind)d, w, 4 * 384);
+      check_against_text(QGEMV_Q2_0, 4, 384, g, w, dist_name((dist_kind)d));
       free(w);
     }
 }
@@ -501,14 +501,14 @@ END_TEST
  * the format text gives: LUT[code] * scale as an f32 product (the product
  * of two floats rounded once), and (code - 1) * d exactly. */
 START_TEST(dequantize_random_bytes_match_text) {
-  tu_rng r = {.s = 0xdec0de};
+  rng r = {.s = 0xdec0de};
   enum { N = 3, K = 256 };
   for (int f = 0; f < 3; f++) {
     qgemv_format fmt = f == 0 ? QGEMV_NF4 : QGEMV_Q2_0;
     int g = f == 2 ? 128 : 64;
     qbuf q = qbuf_new(fmt, N, K, g);
-    for (size_t i = 0; i < q.bytes; i++) q.data[i] = (uint8_t)tu_next(&r);
-    for (size_t i = 0; i < q.nscales; i++) q.scales[i] = (float)(tu_normal(&r) * 10.0);
+    for (size_t i = 0; i < q.bytes; i++) q.data[i] = (uint8_t)rng_next(&r);
+    for (size_t i = 0; i < q.nscales; i++) q.scales[i] = (float)(rng_normal(&r) * 10.0);
     if (fmt == QGEMV_Q2_0) /* keep every d finite: exponent field below 31 */
       for (int b = 0; b < N * K / g; b++) q.data[(size_t)b * (2u + (size_t)g / 4u) + 1] &= 0xbf;
     qgemv_weight_desc d = {.format = fmt, .n = N, .k = K, .group = g, .data = q.data,
@@ -538,23 +538,23 @@ END_TEST
 
 /* quantize -> dequantize -> quantize reproduces the bytes and scales. */
 START_TEST(round_trip_is_stable) {
-  tu_rng r = {.s = 0x7219};
+  rng r = {.s = 0x7219};
   enum { N = 4, K = 384 };
   static float w[N * K], back[N * K];
-  for (int d = 0; d < TU_DIST_COUNT; d++)
+  for (int d = 0; d < DIST_COUNT; d++)
     for (int f = 0; f < 3; f++) {
       qgemv_format fmt = f == 0 ? QGEMV_NF4 : QGEMV_Q2_0;
       int g = f == 2 ? 128 : 64;
-      tu_fill(&r, (tu_dist)d, w, N * K);
+      fill_random(&r, (dist_kind)d, w, N * K);
       qbuf a = lib_quantize(fmt, N, K, g, w);
       qgemv_weight_desc desc = {.format = fmt, .n = N, .k = K, .group = g, .data = a.data,
                                 .scales = fmt == QGEMV_NF4 ? a.scales : NULL};
       ck_assert_int_eq(qgemv_dequantize(&desc, back), QGEMV_OK);
       qbuf b = lib_quantize(fmt, N, K, g, back);
       EXPECT(memcmp(a.data, b.data, a.bytes) == 0, "%s format %d: data differs after a round trip",
-                    tu_dist_name((tu_dist)d), f);
+                    dist_name((dist_kind)d), f);
       EXPECT(memcmp(a.scales, b.scales, a.nscales * sizeof(float)) == 0,
-                    "%s NF4: scales differ after a round trip", tu_dist_name((tu_dist)d));
+                    "%s NF4: scales differ after a round trip", dist_name((dist_kind)d));
       qbuf_free(&a);
       qbuf_free(&b);
     }
@@ -581,6 +581,55 @@ START_TEST(sizes) {
   ck_assert_uint_eq(qgemv_scale_count(QGEMV_NF4, 0, 64, 64), 0u);
   ck_assert_uint_eq(qgemv_data_bytes(QGEMV_NF4, INT64_MAX, 128, 64), 0u);
   ck_assert(qgemv_last_error()[0] != '\0');
+}
+END_TEST
+
+/* ---- the format list ---------------------------------------------------- */
+
+/* The list is the documented one (names and sizes from DESIGN.md s.4 and
+ * qgemv.h, written out here), in its documented order, and each entry's
+ * sizes agree with qgemv_data_bytes / qgemv_scale_count. */
+START_TEST(format_list_is_documented) {
+  static const qgemv_format_info want[] = {
+      {"nf4", "NF4", QGEMV_NF4, 64, 32, 4},
+      {"q2_0g64", "Q2_0/g64", QGEMV_Q2_0, 64, 18, 0},
+      {"q2_0", "Q2_0/g128", QGEMV_Q2_0, 128, 34, 0},
+  };
+  ck_assert_int_eq(qgemv_format_count(), 3);
+  for (int i = 0; i < 3; i++) {
+    qgemv_format_info got, named;
+    EXPECT_OK(qgemv_format_get(i, &got));
+    EXPECT(strcmp(got.name, want[i].name) == 0 && strcmp(got.label, want[i].label) == 0,
+           "format %d is %s (%s), expected %s (%s)", i, got.name, got.label, want[i].name, want[i].label);
+    EXPECT(got.format == want[i].format && got.group == want[i].group && got.block_bytes == want[i].block_bytes &&
+               got.scale_bytes == want[i].scale_bytes,
+           "%s: format %d group %d block %d bytes scale %d bytes", got.name, (int)got.format, (int)got.group,
+           (int)got.block_bytes, (int)got.scale_bytes);
+    EXPECT_OK(qgemv_format_lookup(want[i].name, &named));
+    EXPECT(memcmp(&named, &got, sizeof got) == 0, "lookup of %s differs from entry %d", want[i].name, i);
+    const int64_t n = 3, k = 2 * (int64_t)got.group; /* six blocks */
+    EXPECT(qgemv_data_bytes(got.format, n, k, got.group) == 6u * (size_t)got.block_bytes &&
+               qgemv_scale_count(got.format, n, k, got.group) * sizeof(float) == 6u * (size_t)got.scale_bytes,
+           "%s: the listed sizes disagree with qgemv_data_bytes / qgemv_scale_count", got.name);
+  }
+}
+END_TEST
+
+START_TEST(format_list_errors) {
+  qgemv_format_info info;
+  ck_assert_int_eq(qgemv_format_get(-1, &info), QGEMV_ERR_INVALID_ARG);
+  ck_assert_int_eq(qgemv_format_get(qgemv_format_count(), &info), QGEMV_ERR_INVALID_ARG);
+  ck_assert(contains(qgemv_last_error(), "index"));
+  ck_assert_int_eq(qgemv_format_get(0, NULL), QGEMV_ERR_INVALID_ARG);
+  ck_assert_int_eq(qgemv_format_lookup(NULL, &info), QGEMV_ERR_INVALID_ARG);
+  ck_assert_int_eq(qgemv_format_lookup("nf4", NULL), QGEMV_ERR_INVALID_ARG);
+  static const char *const bad[] = {"", "NF4", "nf4 ", "q2_0g128", "q2"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    EXPECT(qgemv_format_lookup(bad[i], &info) == QGEMV_ERR_INVALID_ARG, "\"%s\" was found", bad[i]);
+    const char *m = qgemv_last_error();
+    EXPECT(contains(m, "nf4") && contains(m, "q2_0g64") && contains(m, "q2_0"),
+           "the message does not list the formats: %s", m);
+  }
 }
 END_TEST
 
@@ -620,9 +669,9 @@ START_TEST(f16_rounding_matches_ieee) {
                       qgemv_f32_to_f16(f), ref_f16(f));
       }
     }
-  tu_rng r = {.s = 0xf16};
+  rng r = {.s = 0xf16};
   for (int i = 0; i < (quick() ? 1 << 14 : 1 << 20); i++) {
-    float f = bits_f32((uint32_t)tu_next(&r));
+    float f = bits_f32((uint32_t)rng_next(&r));
     uint16_t got = qgemv_f32_to_f16(f);
     if (isnan(f))
       EXPECT((got & 0x7c00u) == 0x7c00u && (got & 0x3ffu), "NaN %a -> 0x%04x", (double)f, got);
@@ -685,9 +734,9 @@ START_TEST(bf16_exhaustive) {
   ck_assert_uint_eq(qgemv_f32_to_bf16(bits_f32(0x7f7fffffu)), 0x7f80); /* FLT_MAX rounds to inf */
   ck_assert_uint_eq(qgemv_f32_to_bf16(bits_f32(0x00000001u)), 0x0000); /* f32 subnormal */
   ck_assert_uint_eq(qgemv_f32_to_bf16(bits_f32(0x00018000u)), 0x0002); /* subnormal tie to even */
-  tu_rng r = {.s = 0xbf16};
+  rng r = {.s = 0xbf16};
   for (int i = 0; i < (quick() ? 1 << 14 : 1 << 20); i++) {
-    float f = bits_f32((uint32_t)tu_next(&r));
+    float f = bits_f32((uint32_t)rng_next(&r));
     if (isnan(f)) continue;
     EXPECT(qgemv_f32_to_bf16(f) == ref_bf16(f), "f32 %a -> bf16", (double)f);
   }
@@ -786,6 +835,8 @@ static Suite *formats_suite(void) {
   tcase_add_test(deq, dequantize_random_bytes_match_text);
   tcase_add_test(deq, round_trip_is_stable);
   tcase_add_test(deq, sizes);
+  tcase_add_test(deq, format_list_is_documented);
+  tcase_add_test(deq, format_list_errors);
   tcase_add_test(deq, nonfinite_weight_rejected);
   tcase_add_test(deq, nonfinite_scale_rejected);
   suite_add_tcase(s, deq);

@@ -40,10 +40,10 @@ typedef struct probe_set {
 } probe_set;
 
 static void probe_setup(qgemv_ctx *ctx, probe_set *p) {
-  tu_rng r = {.s = 101};
-  tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, 128, SN, SK, &p->hw);
+  rng r = {.s = 101};
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, 128, SN, SK, &p->hw);
   float x[SK];
-  tu_fill(&r, TU_NORMAL, x, SK);
+  fill_random(&r, DIST_NORMAL, x, SK);
   EXPECT_OK(qgemv_weight_upload(ctx, &p->hw.desc, &p->w));
   EXPECT_OK(qgemv_tensor_new(ctx, QGEMV_F32, 1, SK, &p->x));
   EXPECT_OK(qgemv_tensor_write(p->x, x, sizeof x));
@@ -148,9 +148,9 @@ START_TEST(device_filled) {
   printf("hardening cuda: filled %.2f GiB of %.2f GiB in %d tensors\n", (double)filled / (1 << 30),
          (double)mem / (1 << 30), nfill);
   /* a 4 MiB weight no longer fits */
-  tu_rng r = {.s = 102};
+  rng r = {.s = 102};
   tu_weight big;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, 128, 2048, 8192, &big);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, 128, 2048, 8192, &big);
   qgemv_weight *w = (qgemv_weight *)&w;
   expect_no_memory(qgemv_weight_upload(ctx, &big.desc, &w), "a weight on a full card");
   EXPECT(w == NULL, "a failed upload left *out set");

@@ -186,9 +186,9 @@ END_TEST
  * largest m that fits size_t reaches malloc (NO_MEMORY), one more is
  * rejected; y and bound are left alone either way. */
 START_TEST(reference_m_limits) {
-  tu_rng r = {.s = 61};
+  rng r = {.s = 61};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, 64, 1, 64, &hw);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, 64, 1, 64, &hw);
   float x[64] = {0};
   double y[4], bound[4];
   static const struct {
@@ -278,13 +278,13 @@ enum { NGARBAGE = sizeof garbage / sizeof garbage[0] };
 
 START_TEST(dtype_garbage) {
   qgemv_ctx *ctx = open_cpu();
-  tu_rng r = {.s = 62};
+  rng r = {.s = 62};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, 2, 64, &hw);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, 2, 64, &hw);
   _Alignas(64) static unsigned char buf[256];
   float x[64], gamma[64];
-  tu_fill(&r, TU_NORMAL, x, 64);
-  tu_fill(&r, TU_NORMAL, gamma, 64);
+  fill_random(&r, DIST_NORMAL, x, 64);
+  fill_random(&r, DIST_NORMAL, gamma, 64);
   double y[2], bound[2];
   for (int i = 0; i < NGARBAGE; i++) {
     qgemv_dtype t = (qgemv_dtype)garbage[i];
@@ -407,9 +407,9 @@ END_TEST
  * kind must do nothing. */
 START_TEST(handle_confusion) {
   qgemv_ctx *ctx = open_cpu();
-  tu_rng r = {.s = 63};
+  rng r = {.s = 63};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, 64, 64, &hw);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, 64, 64, &hw);
   qgemv_weight *w;
   EXPECT_OK(qgemv_weight_upload(ctx, &hw.desc, &w));
   tu_guarded xmem = tu_guarded_new(64 * sizeof(float)), ymem = tu_guarded_new(64 * sizeof(float));

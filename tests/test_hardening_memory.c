@@ -83,10 +83,10 @@ typedef struct small {
 } small;
 
 static void small_setup(qgemv_ctx *ctx, small *s) {
-  tu_rng r = {.s = 91};
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, SN, SK, &s->hw);
+  rng r = {.s = 91};
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, SN, SK, &s->hw);
   float x[SK];
-  tu_fill(&r, TU_NORMAL, x, SK);
+  fill_random(&r, DIST_NORMAL, x, SK);
   EXPECT_OK(qgemv_weight_upload(ctx, &s->hw.desc, &s->w));
   EXPECT_OK(qgemv_tensor_new(ctx, QGEMV_F32, 1, SK, &s->x));
   EXPECT_OK(qgemv_tensor_write(s->x, x, sizeof x));
@@ -166,9 +166,9 @@ START_TEST(workspace_beyond_limit) {
   small s;
   small_setup(ctx, &s);
   const int64_t m = quick ? 512 : 2048, k = 4096, n = 8; /* x: m*k f32, 8 or 32 MiB */
-  tu_rng r = {.s = 92};
+  rng r = {.s = 92};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, 64, n, k, &hw);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, 64, n, k, &hw);
   qgemv_weight *w;
   qgemv_tensor *x, *y;
   EXPECT_OK(qgemv_weight_upload(ctx, &hw.desc, &w));

@@ -96,9 +96,9 @@ enum { NPOS = sizeof positions / sizeof positions[0], SN = 5 };
 START_TEST(nf4_nonfinite_scales) {
   qgemv_ctx *ctx;
   EXPECT_OK(qgemv_open("cpu", &ctx));
-  tu_rng r = {.s = 71};
+  rng r = {.s = 71};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, SN, 256, &hw); /* 4 blocks per row */
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, SN, 256, &hw); /* 4 blocks per row */
   for (size_t v = 0; v < sizeof f32_bad / sizeof f32_bad[0]; v++) {
     for (int p = 0; p < NPOS; p++) {
       int row = positions[p][0], blk = positions[p][1];
@@ -136,12 +136,12 @@ END_TEST
 START_TEST(q2_nonfinite_scales) {
   qgemv_ctx *ctx;
   EXPECT_OK(qgemv_open("cpu", &ctx));
-  tu_rng r = {.s = 72};
+  rng r = {.s = 72};
   for (int32_t g = 64; g <= 128; g += 64) {
     tu_weight hw;
     const int64_t k = 4 * g; /* 4 blocks per row */
     const size_t bb = 2 + (size_t)g / 4;
-    tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, g, SN, k, &hw);
+    tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, g, SN, k, &hw);
     uint8_t *data = hw.data;
     for (size_t v = 0; v < sizeof f16_bad / sizeof f16_bad[0]; v++) {
       for (int p = 0; p < NPOS; p++) {
@@ -190,22 +190,22 @@ START_TEST(quantize_nonfinite_weights) {
   static float w[N * K];
   static unsigned char data[N * K];
   static float scales[N * K / 64];
-  tu_rng r = {.s = 73};
+  rng r = {.s = 73};
   static const int at[][2] = {{0, 0}, {0, 255}, {1, 64}, {2, 130}, {2, 255}};
   const float bad[] = {NAN, -NAN, INFINITY, -INFINITY, bits_f32(0x7f800001u)};
-  for (int f = 0; f < 3; f++) {
-    qgemv_format fmt = f == 0 ? QGEMV_NF4 : QGEMV_Q2_0;
-    int32_t g = f == 2 ? 128 : 64;
+  for (int f = 0; f < qgemv_format_count(); f++) {
+    const qgemv_format fmt = tu_format(f).format;
+    const int32_t g = tu_format(f).group;
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
       for (size_t p = 0; p < sizeof at / sizeof at[0]; p++) {
-        tu_fill(&r, TU_NORMAL, w, N * K);
+        fill_random(&r, DIST_NORMAL, w, N * K);
         w[at[p][0] * K + at[p][1]] = bad[b];
         if (p > 0) w[N * K - 1] = INFINITY; /* a later one must not be the one named */
         memset(data, POISON, sizeof data);
         memset(scales, POISON, sizeof scales);
         char where[48], what[96];
         snprintf(where, sizeof where, "row %d column %d", at[p][0], at[p][1]);
-        snprintf(what, sizeof what, "quantize %s/%d %g at %s", f ? "Q2_0" : "NF4", (int)g, (double)bad[b], where);
+        snprintf(what, sizeof what, "quantize %s %g at %s", tu_format(f).label, (double)bad[b], where);
         expect_bad_data(qgemv_quantize(fmt, N, K, g, w, data, scales), where, NULL, what);
         EXPECT(all_bytes(data, sizeof data, POISON) && all_bytes(scales, sizeof scales, POISON), "%s wrote output",
                what);
@@ -262,8 +262,8 @@ END_TEST
 enum { AN = 16, AK = 256, AM = 5 };
 
 /* Rows of x: NaN in one place, +inf, -inf, both infinities, and clean. */
-static void poisoned_x(tu_rng *r, float *x) {
-  tu_fill(r, TU_NORMAL, x, AM * AK);
+static void poisoned_x(rng *r, float *x) {
+  fill_random(r, DIST_NORMAL, x, AM * AK);
   x[0 * AK + 17] = NAN;
   x[1 * AK + 100] = INFINITY;
   x[2 * AK + 3] = -INFINITY;
@@ -337,12 +337,15 @@ static void run_case(qgemv_ctx *ctx, const tu_weight *hw, qgemv_dtype xt, qgemv_
   free(gamma);
 }
 
-/* Every level a user may name (those not built or not supported here are
- * skipped), and the default choice. */
-static const char *const levels[] = {"ref", "scalar", "avx2", "avx512", "neon", NULL};
+/* Loop index: every level a user may name (those not built or not
+ * supported here are skipped), then the default choice. */
+static const char *level_of(int i) {
+  qgemv_cpu_level_info l;
+  return qgemv_cpu_level_get(i, &l) == QGEMV_OK ? l.name : NULL;
+}
 
 START_TEST(nonfinite_activations) {
-  const char *level = levels[_i];
+  const char *level = level_of(_i);
   if (level)
     setenv("QGEMV_CPU_ISA", level, 1);
   else
@@ -356,18 +359,19 @@ START_TEST(nonfinite_activations) {
   EXPECT_OK(st);
   qgemv_device_info info;
   EXPECT_OK(qgemv_ctx_info(ctx, &info));
-  tu_rng r = {.s = 74};
+  rng r = {.s = 74};
   float xf[AM * AK], gf[AK];
   poisoned_x(&r, xf);
-  tu_fill(&r, TU_NORMAL, gf, AK);
-  for (int f = 0; f < 3; f++) {
+  fill_random(&r, DIST_NORMAL, gf, AK);
+  for (int f = 0; f < qgemv_format_count(); f++) {
+    const qgemv_format_info fi = tu_format(f);
     tu_weight hw;
-    tu_weight_make(&r, TU_NORMAL, f == 0 ? QGEMV_NF4 : QGEMV_Q2_0, f == 2 ? 128 : 64, AN, AK, &hw);
+    tu_weight_make(&r, DIST_NORMAL, fi.format, fi.group, AN, AK, &hw);
     for (int xt = 0; xt < 2; xt++)
       for (int yt = 0; yt < 2; yt++)
         for (int nk = 0; nk < 3; nk++) {
           char what[128];
-          snprintf(what, sizeof what, "level %s, %s, x %s, y %s, norm %s", info.isa, f == 0 ? "NF4" : "Q2_0",
+          snprintf(what, sizeof what, "level %s, %s, x %s, y %s, norm %s", info.isa, fi.label,
                    xt ? "bf16" : "f32", yt ? "bf16" : "f32", nk == 0 ? "none" : nk == 1 ? "f32 gamma" : "bf16 gamma");
           run_case(ctx, &hw, (qgemv_dtype)xt, (qgemv_dtype)yt, nk, xf, gf, what);
         }
@@ -377,7 +381,7 @@ START_TEST(nonfinite_activations) {
   gf[9] = NAN;
   gf[200] = INFINITY;
   tu_weight hw;
-  tu_weight_make(&r, TU_HEAVY, QGEMV_NF4, 64, AN, AK, &hw);
+  tu_weight_make(&r, DIST_HEAVY, QGEMV_NF4, 64, AN, AK, &hw);
   run_case(ctx, &hw, QGEMV_F32, QGEMV_F32, 1, xf, gf, "NaN and inf in gamma");
   tu_weight_free(&hw);
   qgemv_close(ctx);
@@ -397,7 +401,7 @@ int main(void) {
   suite_add_tcase(s, sc);
   TCase *act = tcase_create("activations");
   tcase_set_timeout(act, 60);
-  tcase_add_loop_test(act, nonfinite_activations, 0, (int)(sizeof levels / sizeof levels[0]));
+  tcase_add_loop_test(act, nonfinite_activations, 0, qgemv_cpu_level_count() + 1);
   suite_add_tcase(s, act);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -198,16 +198,16 @@ static void *work(void *arg) {
 }
 
 START_TEST(threads_bit_identical) {
-  tu_rng r = {.s = 81};
+  rng r = {.s = 81};
   const struct {
     qgemv_format f;
     int32_t g;
-    tu_dist d;
-  } wdefs[NWEIGHTS] = {{QGEMV_NF4, 64, TU_NORMAL}, {QGEMV_Q2_0, 64, TU_HEAVY}, {QGEMV_Q2_0, 128, TU_LARGE}};
+    dist_kind d;
+  } wdefs[NWEIGHTS] = {{QGEMV_NF4, 64, DIST_NORMAL}, {QGEMV_Q2_0, 64, DIST_HEAVY}, {QGEMV_Q2_0, 128, DIST_LARGE}};
   for (int i = 0; i < NWEIGHTS; i++) tu_weight_make(&r, wdefs[i].d, wdefs[i].f, wdefs[i].g, TN, TK, &weights[i]);
   float xf[3 * TK];
-  tu_fill(&r, TU_NORMAL, xf, 3 * TK);
-  tu_fill(&r, TU_NORMAL, gamma_f, TK);
+  fill_random(&r, DIST_NORMAL, xf, 3 * TK);
+  fill_random(&r, DIST_NORMAL, gamma_f, TK);
   xs[0] = tu_convert(xf, 3 * TK, QGEMV_F32);
   xs[1] = tu_convert(xf, 3 * TK, QGEMV_BF16);
   for (int j = 0; j < NJOBS; j++)
@@ -297,9 +297,9 @@ static void open_use_close(long i, void *arg) {
 START_TEST(open_close_cycles) {
   long n = quick ? 300 : 10000;
   expect_flat(open_close, NULL, n / 10, n, "open/close cycles");
-  tu_rng r = {.s = 82};
+  rng r = {.s = 82};
   tu_weight hw;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, 32, 256, &hw);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, 32, 256, &hw);
   expect_flat(open_use_close, &hw, n / 10, n, "open/upload/tensors/close cycles (objects left to close)");
   tu_weight_free(&hw);
 }
@@ -319,10 +319,10 @@ static void upload_free(long i, void *arg) {
 
 START_TEST(upload_free_cycles) {
   long n = quick ? 2000 : 100000;
-  tu_rng r = {.s = 83};
+  rng r = {.s = 83};
   tu_weight nf4, q2;
-  tu_weight_make(&r, TU_NORMAL, QGEMV_NF4, 64, 16, 256, &nf4);
-  tu_weight_make(&r, TU_NORMAL, QGEMV_Q2_0, 128, 16, 256, &q2);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, 16, 256, &nf4);
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_Q2_0, 128, 16, 256, &q2);
   upload_arg a = {.hw = {&nf4, &q2}};
   EXPECT_OK(qgemv_open("cpu", &a.ctx));
   expect_flat(upload_free, &a, n / 10, n, "upload/free cycles");

@@ -64,8 +64,8 @@ typedef struct bnb_file {
 } bnb_file;
 
 static void make_weights(bnb_file *f, bool nested) {
-  tu_rng r = {11};
-  tu_fill(&r, TU_NORMAL, f->w, N * K);
+  rng r = {11};
+  fill_random(&r, DIST_NORMAL, f->w, N * K);
   for (int b = 0; b < BLOCKS; b++) {
     float amax = 0;
     for (int j = 0; j < 64; j++) amax = fmaxf(amax, fabsf(f->w[b * 64 + j]));

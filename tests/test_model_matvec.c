@@ -23,11 +23,11 @@ static const char *fixture;
  * oracle. */
 static void run_case(qgemv_ctx *ctx, const qgemv_weight_desc *d, const float *gamma, int64_t m, qgemv_dtype xt,
                      qgemv_dtype yt, const char *what) {
-  tu_rng r = {(uint64_t)(d->n * 131 + m * 7 + xt * 3 + yt)};
+  rng r = {(uint64_t)(d->n * 131 + m * 7 + xt * 3 + yt)};
   size_t xc = (size_t)(m * d->k), yc = (size_t)(m * d->n);
   float *xf = malloc(xc * sizeof *xf);
   ck_assert_ptr_nonnull(xf);
-  tu_fill(&r, TU_NORMAL, xf, xc);
+  fill_random(&r, DIST_NORMAL, xf, xc);
   void *xh = tu_convert(xf, xc, xt), *gh = gamma ? tu_convert(gamma, (size_t)d->k, xt) : NULL;
   tu_guarded y = tu_guarded_new(yc * tu_dtype_size(yt));
   tu_poison(&y);

@@ -120,9 +120,6 @@ static bool big_k_skip(int s, int xt, int yt, int norm, int64_t m) {
   return SHAPES[s].k > 10000 && (m > 1 || norm == 1 || xt != yt);
 }
 
-/* Formats: NF4, Q2_0 g64, Q2_0 g128. */
-static qgemv_format fmt_of(int f) { return f == 0 ? QGEMV_NF4 : QGEMV_Q2_0; }
-static int32_t group_of(int f) { return f == 2 ? 128 : 64; }
 
 /* Norm variants: 0 none, 1 f32 gamma, 2 bf16 gamma. The weight is shared
  * by many cases (quantizing it is the costly part), the rest is per case. */
@@ -134,28 +131,29 @@ typedef struct host_inputs {
   int64_t m;
 } host_inputs;
 
-static void make_weight(tu_rng *r, int f, shape sh, int variant, tu_weight *w) {
-  tu_weight_make(r, (tu_dist)(variant % TU_DIST_COUNT), fmt_of(f), group_of(f), sh.n, sh.k, w);
+static void make_weight(rng *r, int f, shape sh, int variant, tu_weight *w) {
+  tu_weight_make(r, (dist_kind)(variant % DIST_COUNT), tu_format(f).format, tu_format(f).group, sh.n,
+                 tu_whole_blocks(f, sh.k), w);
 }
 
 /* Random activations and gamma; eps is large against tiny activations now
  * and then so that it visibly matters. */
-static void make_inputs(tu_rng *r, const tu_weight *w, int64_t m, qgemv_dtype xt, int norm, int variant,
+static void make_inputs(rng *r, const tu_weight *w, int64_t m, qgemv_dtype xt, int norm, int variant,
                         host_inputs *h) {
   int64_t k = w->desc.k;
-  tu_dist xd = (tu_dist)((variant / 2 + 1) % TU_DIST_COUNT);
+  dist_kind xd = (dist_kind)((variant / 2 + 1) % DIST_COUNT);
   size_t xc = (size_t)(m * k);
   float *xf = malloc(xc * sizeof(float)), *gf = malloc((size_t)k * sizeof(float));
   ck_assert(xf && gf);
-  tu_fill(r, xd, xf, xc);
-  tu_fill(r, TU_NORMAL, gf, (size_t)k);
+  fill_random(r, xd, xf, xc);
+  fill_random(r, DIST_NORMAL, gf, (size_t)k);
   h->wd = &w->desc;
   h->m = m;
   h->xt = xt;
   h->gt = norm == 2 ? QGEMV_BF16 : QGEMV_F32;
   h->x = tu_convert(xf, xc, xt);
   h->gamma = norm ? tu_convert(gf, (size_t)k, h->gt) : NULL;
-  h->eps = xd == TU_TINY && variant % 3 == 0 ? 1e-6f : 1e-5f;
+  h->eps = xd == DIST_TINY && variant % 3 == 0 ? 1e-6f : 1e-5f;
   free(xf);
   free(gf);
 }
@@ -190,10 +188,10 @@ static void compare_with_definition(const host_inputs *h, int f, int norm) {
 }
 
 START_TEST(reference_matches_definition) {
-  tu_rng r = {.s = 0x0ac1e};
+  rng r = {.s = 0x0ac1e};
   int variant = 0;
   for (int s = 0; s < NSHAPES; s++)
-    for (int f = 0; f < 3 && !shape_skipped(s); f++) {
+    for (int f = 0; f < qgemv_format_count() && !shape_skipped(s); f++) {
       tu_weight w;
       make_weight(&r, f, SHAPES[s], s + f, &w);
       /* c = xt + 2 * norm: all six on small shapes, three on large ones */
@@ -312,7 +310,7 @@ static double run_checked(qgemv_ctx *ctx, const host_inputs *h, qgemv_dtype yt, 
 START_TEST(cpu_meets_contract) {
   int ref = _i % 2, f = _i / 2;
   qgemv_ctx *ctx = open_cpu_level(ref);
-  tu_rng r = {.s = 0xc0de + (uint64_t)_i};
+  rng r = {.s = 0xc0de + (uint64_t)_i};
   int variant = 0;
   for (int s = 0; s < NSHAPES; s++) {
     if (shape_skipped(s)) continue;
@@ -383,7 +381,7 @@ static void fused_vs_separate(qgemv_ctx *ctx, const host_inputs *h, qgemv_dtype 
 START_TEST(fused_rmsnorm_matches_separate) {
   int ref = _i % 2, f = _i / 2;
   qgemv_ctx *ctx = open_cpu_level(ref);
-  tu_rng r = {.s = 0xf05e + (uint64_t)_i};
+  rng r = {.s = 0xf05e + (uint64_t)_i};
   int variant = 0;
   for (int s = 1; s < NSHAPES; s++) {
     if (shape_skipped(s)) continue;
@@ -411,8 +409,8 @@ END_TEST
 /* A y tensor made by the library (not wrapped) is fully written too. */
 START_TEST(device_tensor_fully_written) {
   qgemv_ctx *ctx = open_cpu_level(_i);
-  tu_rng r = {.s = 0xd1ce};
-  for (int f = 0; f < 3; f++)
+  rng r = {.s = 0xd1ce};
+  for (int f = 0; f < qgemv_format_count(); f++)
     for (int yt = 0; yt < 2; yt++) {
       tu_weight hw;
       make_weight(&r, f, SHAPES[3], f + yt, &hw);
@@ -472,8 +470,8 @@ static bool guard_ok(const unsigned char *p, size_t bytes) {
  * vector width (CPU: "host memory aligned to the element size"). */
 START_TEST(element_aligned_wrapped_tensors) {
   qgemv_ctx *ctx = open_cpu_level(0);
-  tu_rng r = {.s = 0xa119};
-  for (int f = 0; f < 3; f++)
+  rng r = {.s = 0xa119};
+  for (int f = 0; f < qgemv_format_count(); f++)
     for (int xt = 0; xt < 2; xt++)
       for (int yt = 0; yt < 2; yt++) {
         tu_weight w;
@@ -527,8 +525,8 @@ static Suite *oracle_suite(void) {
   suite_add_tcase(s, ref);
   TCase *cpu = tcase_create("cpu");
   tcase_set_timeout(cpu, 120);
-  tcase_add_loop_test(cpu, cpu_meets_contract, 0, 6);
-  tcase_add_loop_test(cpu, fused_rmsnorm_matches_separate, 0, 6);
+  tcase_add_loop_test(cpu, cpu_meets_contract, 0, 2 * qgemv_format_count());
+  tcase_add_loop_test(cpu, fused_rmsnorm_matches_separate, 0, 2 * qgemv_format_count());
   tcase_add_loop_test(cpu, device_tensor_fully_written, 0, 2);
   tcase_add_test(cpu, element_aligned_wrapped_tensors);
   suite_add_tcase(s, cpu);

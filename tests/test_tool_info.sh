@@ -3,7 +3,7 @@
 . "${srcdir:-.}/tests/test_tool_lib.sh"
 
 expect_status 0 "$tool" info
-for what in 'backends:' 'cpu: 1 device' 'environment:' 'QGEMV_BACKEND'; do
+for what in 'formats' 'backends:' 'cpu: 1 device' 'environment:' 'QGEMV_BACKEND'; do
   grep -q "$what" "$scratch/out" || fail "qgemv info does not show '$what'"
 done
 have jq || skip "jq is not installed: cannot check the JSON (apt-get install jq)"
@@ -12,6 +12,9 @@ expect_status 0 "$tool" info --json
 cp "$scratch/out" "$scratch/info.json"
 jq_true "$scratch/info.json" '.version | test("^[0-9]+\\.[0-9]+\\.[0-9]+$")'
 jq_true "$scratch/info.json" '.build | length > 0'
+jq_true "$scratch/info.json" '.formats | length >= 3 and (map(.name) | index("nf4") == 0)'
+jq_true "$scratch/info.json" '[.formats[] | .group > 0 and .block_bytes > 0 and .scale_bytes >= 0 and (.label | length > 0)] | all'
+jq_true "$scratch/info.json" "(.formats | map(.name)) == ($(format_names | jq -R . | jq -sc .))"
 jq_true "$scratch/info.json" '[.backends[] | select(.name == "cpu")][0] | .usable and .device_count == 1'
 jq_true "$scratch/info.json" '[.backends[] | select(.name == "cpu")][0].devices[0] | .units > 0 and .threads > 0 and .llc_bytes >= 0'
 jq_true "$scratch/info.json" '[.backends[] | select(.name == "cpu")][0].isa_levels | map(.name) == ["ref", "scalar", "avx2", "avx512", "neon"]'

@@ -37,6 +37,12 @@ expect_status() {
   [ "$got" -eq "$want" ] || { cat "$scratch/out" "$scratch/err"; fail "'$*' exited $got, expected $want"; }
 }
 
+# The formats the library lists, one name a line, as qgemv info prints them
+# (the library's own test checks the list; these tests follow it).
+format_names() {
+  "$tool" info | awk '/^formats/ { on = 1; next } on && !NF { exit } on { print $1 }'
+}
+
 # jq_true FILE FILTER: FILE is JSON and FILTER holds on it.
 jq_true() {
   jq -e "$2" "$1" >/dev/null || { head -c 2000 "$1"; fail "$1: jq '$2' is not true"; }

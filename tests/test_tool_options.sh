@@ -20,7 +20,9 @@ bad "--seed" verify --seed 12x
 bad "--seed" verify --seed -1
 bad "--backend" verify --backend
 bad "--json" verify --json
-bad "--format.*nf4, q2_0, q2_0g64 or all" bench --format nf5
+formats=$(format_names | paste -sd, - | sed 's/,/, /g')
+case $formats in nf4,*) ;; *) fail "qgemv info lists the formats '$formats'" ;; esac
+bad "--format.*$formats or all" bench --format nf5
 bad "--format" bench --format nf4,,q2_0
 bad "--dtype.*f32 or bf16" bench --dtype f16
 bad "--preset.*llama3-8b" bench --preset llama2

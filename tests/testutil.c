@@ -6,43 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint64_t tu_next(tu_rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+qgemv_format_info tu_format(int i) {
+  qgemv_format_info info;
+  qgemv_status s = qgemv_format_get(i, &info);
+  ck_assert_msg(s == QGEMV_OK, "qgemv_format_get(%d): %s", i, qgemv_last_error());
+  return info;
 }
 
-double tu_uniform(tu_rng *r) { return (double)(tu_next(r) >> 11) * (1.0 / 9007199254740992.0); }
-
-double tu_normal(tu_rng *r) {
-  double u1 = tu_uniform(r), u2 = tu_uniform(r);
-  if (u1 < 1e-300) u1 = 1e-300;
-  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+int64_t tu_whole_blocks(int i, int64_t k) {
+  const int64_t g = tu_format(i).group;
+  return (k + g - 1) / g * g;
 }
 
-const char *tu_dist_name(tu_dist d) {
-  static const char *const names[] = {"normal", "heavy", "large", "tiny"};
-  return d < TU_DIST_COUNT ? names[d] : "?";
-}
-
-void tu_fill(tu_rng *r, tu_dist d, float *out, size_t count) {
-  for (size_t i = 0; i < count; i++) {
-    double v = tu_normal(r);
-    if (d == TU_HEAVY) v = v / (fabs(tu_normal(r)) + 0.05);
-    if (d == TU_LARGE) v *= 3.0e3;
-    if (d == TU_TINY) v *= 1.0e-4;
-    if (v == 0.0) v = 1e-3;
-    out[i] = (float)v;
-  }
-}
-
-void tu_weight_make(tu_rng *r, tu_dist d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out) {
+void tu_weight_make(rng *r, dist_kind d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out) {
   size_t bytes = qgemv_data_bytes(f, n, k, group), nscales = qgemv_scale_count(f, n, k, group);
   ck_assert_msg(bytes > 0, "qgemv_data_bytes: %s", qgemv_last_error());
   float *w = malloc((size_t)n * (size_t)k * sizeof(float));
   ck_assert_ptr_nonnull(w);
-  tu_fill(r, d, w, (size_t)n * (size_t)k);
+  fill_random(r, d, w, (size_t)n * (size_t)k);
   out->data = malloc(bytes);
   out->scales = nscales ? malloc(nscales * sizeof(float)) : NULL;
   ck_assert_ptr_nonnull(out->data);

@@ -8,20 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/random.h" /* rng, the distributions of test data */
 #include "qgemv.h"
 
 /* Exit status automake reads as SKIP. */
 #define TU_SKIP 77
 
-typedef struct tu_rng { uint64_t s; } tu_rng;
-uint64_t tu_next(tu_rng *r);
-double tu_uniform(tu_rng *r); /* [0, 1) */
-double tu_normal(tu_rng *r);
-
-/* Distributions of test data; none yields zeros. */
-typedef enum { TU_NORMAL, TU_HEAVY, TU_LARGE, TU_TINY, TU_DIST_COUNT } tu_dist;
-const char *tu_dist_name(tu_dist d);
-void tu_fill(tu_rng *r, tu_dist d, float *out, size_t count);
+/* Format i of the library's list (0 .. qgemv_format_count() - 1): the
+ * suites that cover "every format" take it from there. */
+qgemv_format_info tu_format(int i);
+/* k rounded up to whole blocks of format i, so that a suite's shapes suit
+ * every format (unchanged for a k that already does). */
+int64_t tu_whole_blocks(int i, int64_t k);
 
 /* A host weight quantized from random data with qgemv_quantize. */
 typedef struct tu_weight {
@@ -30,7 +28,7 @@ typedef struct tu_weight {
   float *scales;
 } tu_weight;
 /* Aborts the test (Check assertion) on failure. */
-void tu_weight_make(tu_rng *r, tu_dist d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out);
+void tu_weight_make(rng *r, dist_kind d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out);
 void tu_weight_free(tu_weight *w);
 
 /* count f32 values converted to dtype t in a new malloc'ed buffer. */

@@ -17,27 +17,24 @@ typedef struct bench_layer {
   int64_t n, k;
 } bench_layer;
 
-typedef struct bench_format {
-  qgemv_format format;
-  int32_t group;
-} bench_format;
-
 /* Where a layer's weight comes from with --model (else random data). */
 typedef struct bench_source {
   const char *tensor; /* the tensor in the file; NULL: random */
   bool own;           /* a weight timed in its own format, not --format */
-  bench_format format;
+  qgemv_format_info format;
 } bench_source;
 
 #define BENCH_MAX_LAYERS 1024
 #define BENCH_MAX_STEPS 1024
 #define BENCH_MAX_LIST 8
+/* --format when not given (names of the library's format list). */
+#define BENCH_DEFAULT_FORMATS "nf4,q2_0"
 
 typedef struct bench_opts {
   const char *spec; /* --backend; NULL: QGEMV_BACKEND, else auto */
   bench_layer layers[BENCH_MAX_LAYERS];
   int nlayers;
-  bench_format formats[3];
+  qgemv_format_info formats[BENCH_MAX_LIST]; /* from the library's list */
   int nformats;
   qgemv_dtype dtypes[2];
   int ndtypes;
@@ -100,13 +97,13 @@ typedef struct bench_measure {
  * for each dtype and m. */
 typedef struct bench_weight {
   int64_t n, k;
-  bench_format format;
+  qgemv_format_info format;
   qgemv_weight **ws; /* the copies; NULL when making or uploading failed */
   int copies;
   size_t resident; /* bytes one copy occupies on the device */
   char error[256]; /* why ws is NULL */
 } bench_weight;
-int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t k, bench_format f,
+int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t k, qgemv_format_info f,
                         bench_weight *out); /* 0, or -1 with out->error */
 /* The same for a given host weight. */
 int bench_weight_upload_desc(qgemv_ctx *ctx, uint64_t working_set, const qgemv_weight_desc *d, bench_weight *out);
@@ -122,7 +119,7 @@ static inline const bench_source *layer_source(const bench_opts *o, const bench_
   return &o->sources[l - o->layers];
 }
 int bench_model_weight(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, const bench_layer *l,
-                       bench_format f, bench_weight *out);
+                       qgemv_format_info f, bench_weight *out);
 void bench_model_close(bench_opts *o);
 /* !out->ok with the weight's error when it has no copies */
 void bench_quant(qgemv_ctx *ctx, const bench_opts *o, const bench_weight *w, qgemv_dtype dtype, int64_t m,
@@ -138,7 +135,7 @@ void bench_dense(qgemv_ctx *ctx, const qgemv_device_info *info, const bench_opts
 
 typedef struct bench_row {
   const bench_layer *layer;
-  bench_format format;
+  qgemv_format_info format;
   qgemv_dtype dtype;
   int64_t m;
   int same_as;         /* index of an earlier row measured identically; -1 */
@@ -169,7 +166,6 @@ double row_gbs(const bench_row *r);
 double row_pct_read(const bench_run *run, const bench_row *r);
 const bench_measure *row_baseline(const bench_run *run, const bench_row *r); /* NULL: not asked */
 double row_speedup(const bench_run *run, const bench_row *r);                /* NaN if unknown */
-const char *format_name(bench_format f); /* "nf4", "q2_0", "q2_0g64" (the --format words) */
 double measure_gbs(const bench_measure *m); /* NaN unless ok */
 
 /* A preset's layers summed: the matvec time of one transformer block's
@@ -177,7 +173,7 @@ double measure_gbs(const bench_measure *m); /* NaN unless ok */
  * still to be measured. */
 typedef struct bench_step {
   const char *preset;
-  bench_format format;
+  qgemv_format_info format;
   qgemv_dtype dtype;
   int64_t m;
   int layers;

@@ -32,7 +32,7 @@ void bench_csv_row(FILE *f, const bench_run *run, int i) {
   text(f, r->layer->preset ? r->layer->preset : "", false);
   text(f, r->layer->name, false);
   fprintf(f, "%lld,%lld,", (long long)r->layer->n, (long long)r->layer->k);
-  text(f, format_name(r->format), false);
+  text(f, r->format.name, false);
   text(f, dtype_label(r->dtype), false);
   fprintf(f, "%lld,%d,", (long long)r->m, run->o->rmsnorm ? 1 : 0);
   num(f, ok ? r->q.t.median : NAN);

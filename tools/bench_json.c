@@ -27,8 +27,8 @@ static void write_row(json_w *j, const bench_run *run, const bench_row *r) {
   json_str(j, "layer", r->layer->name);
   json_int(j, "n", r->layer->n);
   json_int(j, "k", r->layer->k);
-  json_str(j, "format", format_name(r->format));
-  json_str(j, "format_label", format_label(r->format.format, r->format.group));
+  json_str(j, "format", r->format.name);
+  json_str(j, "format_label", r->format.label);
   json_int(j, "group", r->format.group);
   json_str(j, "dtype", dtype_label(r->dtype));
   json_int(j, "m", r->m);
@@ -61,7 +61,7 @@ static void write_steps(json_w *j, const bench_run *run) {
     const bench_step *s = &steps[i];
     json_obj_begin(j, NULL);
     json_str(j, "preset", s->preset);
-    json_str(j, "format", format_name(s->format));
+    json_str(j, "format", s->format.name);
     json_str(j, "dtype", dtype_label(s->dtype));
     json_int(j, "m", s->m);
     json_int(j, "layers", s->layers);

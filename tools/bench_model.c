@@ -37,7 +37,8 @@ static int add_layer(bench_opts *o, const qgemv_model_tensor *t, bool own) {
   size_t block = block_prefix(t->name);
   bench_source *src = &o->sources[o->nlayers];
   bench_layer *l = &o->layers[o->nlayers++];
-  *src = (bench_source){.tensor = strdup(t->name), .own = own, .format = {t->format, t->group}};
+  *src = (bench_source){.tensor = strdup(t->name), .own = own};
+  format_info_of(t->format, t->group, &src->format);
   *l = (bench_layer){.preset = block ? strndup(t->name, block) : NULL, .name = strdup(t->name + (block ? block + 1 : 0)),
                      .n = t->shape[0], .k = t->shape[1]};
   if (!src->tensor || !l->name || (block && !l->preset)) {
@@ -76,7 +77,7 @@ int bench_model_layers(bench_opts *o) {
 }
 
 int bench_model_weight(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set, const bench_layer *l,
-                       bench_format f, bench_weight *out) {
+                       qgemv_format_info f, bench_weight *out) {
   const bench_source *src = layer_source(o, l);
   qgemv_weight_desc d;
   qgemv_status s;

@@ -20,9 +20,10 @@ static const bench_layer llama3_70b[] = {
 #define PRESET_LAYERS 7
 
 static void usage(FILE *f) {
+  char formats[256];
   fprintf(f,
           "usage: qgemv bench [--backend SPEC] [--preset NAME[,NAME]] [--shape NxK]...\n"
-          "                   [--model FILE]"
+          "                   [--model FILE]\n"
           "                   [--format LIST] [--dtype LIST] [--m LIST] [--rmsnorm]\n"
           "                   [--iters N | --min-time SEC] [--working-set SIZE]\n"
           "                   [--no-baseline] [--json FILE] [--csv FILE] [--quiet]\n\n"
@@ -33,7 +34,7 @@ static void usage(FILE *f) {
           "(CUDA: cuBLAS bf16 GEMV; CPU: OpenBLAS f32 sgemv) also measured in the run.\n"
           "Calls rotate over enough weight copies that the working set exceeds the\n"
           "last-level cache, so the weights stream from memory as in real decode.\n"
-          "Default: one decode step of llama3-8b, NF4 and Q2_0 g128, bf16, m = 1.\n"
+          "Default: one decode step of llama3-8b, formats %s, bf16, m = 1.\n"
           "With --model, the file's own weights instead (see below).\n\n"
           "  --backend SPEC     auto, cpu, cuda, cuda:N (default: QGEMV_BACKEND, else auto)\n"
           "  --preset NAME      llama3-8b, llama3-70b or all (comma lists allowed); with\n"
@@ -44,7 +45,8 @@ static void usage(FILE *f) {
           "                     and on its own data; with --format, also every f32/f16/bf16\n"
           "                     matrix quantized to those formats. Layers of one transformer\n"
           "                     block (blk.N., model.layers.N.) are summed like a preset\n"
-          "  --format LIST      nf4, q2_0 (group 128), q2_0g64 or all (default nf4,q2_0)\n"
+          "  --format LIST      %s or all (default %s; qgemv info\n"
+          "                     describes each)\n"
           "  --dtype LIST       f32 or bf16, the dtype of x and y (default bf16)\n"
           "  --m LIST           activation rows per call, 1 .. 4096 (default 1), e.g. 1,8,16\n"
           "  --rmsnorm          time the fused RMSNorm + matvec instead\n"
@@ -59,7 +61,8 @@ static void usage(FILE *f) {
           "                     instead of the table); both files are brought up to\n"
           "                     date as each row finishes\n"
           "  --quiet            no table and no progress messages\n"
-          "  -h, --help         this help\n");
+          "  -h, --help         this help\n",
+          BENCH_DEFAULT_FORMATS, format_names(formats, sizeof formats, false), BENCH_DEFAULT_FORMATS);
 }
 
 static int add_layers(bench_opts *o, const bench_layer *src, int count) {
@@ -103,23 +106,41 @@ static int parse_shape(opt_iter *it, const char *v, bench_opts *o) {
   return -1;
 }
 
-static int parse_formats(opt_iter *it, const char *v, bench_opts *o) {
-  static const struct { const char *word; bench_format f; } known[] = {
-      {"nf4", {QGEMV_NF4, 64}}, {"q2_0", {QGEMV_Q2_0, 128}}, {"q2_0g64", {QGEMV_Q2_0, 64}}};
+/* Marks in want[] (by list index) the formats of a comma list of names
+ * or "all"; false on a name that is not a format. */
+static bool want_formats(const char *v, bool *want) {
   char items[BENCH_MAX_LIST][32];
   int n = split_list(v, items, BENCH_MAX_LIST);
-  bool want[3] = {false, false, false};
   for (int i = 0; i < n; i++) {
-    bool all = strcmp(items[i], "all") == 0, found = all;
-    for (int f = 0; f < 3; f++)
-      if (all || strcmp(items[i], known[f].word) == 0) want[f] = found = true;
-    if (!found) n = -1;
+    qgemv_format_info named;
+    bool all = strcmp(items[i], "all") == 0;
+    for (int f = 0; f < qgemv_format_count(); f++) want[f] |= all;
+    if (all) continue;
+    if (qgemv_format_lookup(items[i], &named) != QGEMV_OK) return false;
+    for (int f = 0; f < qgemv_format_count(); f++) {
+      qgemv_format_info listed;
+      want[f] |= qgemv_format_get(f, &listed) == QGEMV_OK && strcmp(listed.name, named.name) == 0;
+    }
   }
-  if (n < 0) return opt_bad_value(it, v, "use nf4, q2_0, q2_0g64 or all (comma lists allowed)");
+  return n > 0;
+}
+
+/* o->formats: those of v, in the library's order, each once; false when v
+ * names none or something else. */
+static bool set_formats(const char *v, bench_opts *o) {
+  const int count = qgemv_format_count();
+  bool want[BENCH_MAX_LIST] = {false};
+  if (count > BENCH_MAX_LIST || !want_formats(v, want)) return false;
   o->nformats = 0;
-  for (int f = 0; f < 3; f++)
-    if (want[f]) o->formats[o->nformats++] = known[f].f;
-  return -1;
+  for (int f = 0; f < count; f++)
+    if (want[f]) qgemv_format_get(f, &o->formats[o->nformats++]);
+  return true;
+}
+
+static int parse_formats(opt_iter *it, const char *v, bench_opts *o) {
+  char names[256];
+  if (set_formats(v, o)) return -1;
+  return opt_bad_value(it, v, "use %s or all (comma lists allowed)", format_names(names, sizeof names, false));
 }
 
 static int parse_dtypes(opt_iter *it, const char *v, bench_opts *o) {
@@ -158,7 +179,7 @@ static int check_shapes(const bench_opts *o) {
       const bench_layer *l = &o->layers[i];
       if (qgemv_data_bytes(o->formats[f].format, l->n, l->k, o->formats[f].group) == 0) {
         fprintf(stderr, "qgemv bench: --shape %lldx%lld does not suit --format %s: %s\n", (long long)l->n,
-                (long long)l->k, format_name(o->formats[f]), qgemv_last_error());
+                (long long)l->k, o->formats[f].name, qgemv_last_error());
         return EXIT_USAGE;
       }
     }
@@ -176,9 +197,7 @@ static bool takes_value(const opt_iter *it) {
 
 int bench_parse(int argc, char **argv, bench_opts *o) {
   memset(o, 0, sizeof *o);
-  o->formats[0] = (bench_format){QGEMV_NF4, 64};
-  o->formats[1] = (bench_format){QGEMV_Q2_0, 128};
-  o->nformats = 2;
+  set_formats(BENCH_DEFAULT_FORMATS, o); /* names of the library's list */
   o->dtypes[0] = QGEMV_BF16;
   o->ndtypes = 1;
   o->ms[0] = 1;

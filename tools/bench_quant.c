@@ -75,7 +75,7 @@ static void upload_copies(qgemv_ctx *ctx, const qgemv_weight_desc *desc, uint64_
     }
 }
 
-int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t k, bench_format f, bench_weight *out) {
+int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t k, qgemv_format_info f, bench_weight *out) {
   *out = (bench_weight){.n = n, .k = k, .format = f};
   rng r = {42};
   host_weight hw;
@@ -90,7 +90,8 @@ int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t
 }
 
 int bench_weight_upload_desc(qgemv_ctx *ctx, uint64_t working_set, const qgemv_weight_desc *d, bench_weight *out) {
-  *out = (bench_weight){.n = d->n, .k = d->k, .format = {d->format, d->group}};
+  *out = (bench_weight){.n = d->n, .k = d->k};
+  format_info_of(d->format, d->group, &out->format);
   upload_copies(ctx, d, working_set, out);
   return out->ws ? 0 : -1;
 }
@@ -104,7 +105,7 @@ void bench_weight_free(bench_weight *w) {
 void bench_quant(qgemv_ctx *ctx, const bench_opts *o, const bench_weight *w, qgemv_dtype dtype, int64_t m,
                  bench_measure *out) {
   memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "%s", format_label(w->format.format, w->format.group));
+  snprintf(out->name, sizeof out->name, "%s", w->format.label);
   if (!w->ws) {
     snprintf(out->error, sizeof out->error, "%s", w->error);
     return;

@@ -4,11 +4,6 @@
 
 #include "bench.h"
 
-const char *format_name(bench_format f) {
-  if (f.format == QGEMV_NF4) return "nf4";
-  return f.group == 64 ? "q2_0g64" : "q2_0";
-}
-
 static double gbs(const bench_measure *m) { return m->ok && m->t.median > 0 ? m->bytes / m->t.median / 1e9 : NAN; }
 
 double row_gbs(const bench_row *r) { return gbs(&r->q); }
@@ -31,8 +26,7 @@ double measure_gbs(const bench_measure *m) { return gbs(m); }
 
 static int find_step(const bench_step *steps, int count, const bench_row *r) {
   int s = 0;
-  while (s < count && !(strcmp(steps[s].preset, r->layer->preset) == 0 && steps[s].format.format == r->format.format &&
-                        steps[s].format.group == r->format.group && steps[s].dtype == r->dtype && steps[s].m == r->m))
+  while (s < count && !(strcmp(steps[s].preset, r->layer->preset) == 0 && strcmp(steps[s].format.name, r->format.name) == 0 && steps[s].dtype == r->dtype && steps[s].m == r->m))
     s++;
   return s;
 }

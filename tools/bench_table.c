@@ -66,7 +66,7 @@ void bench_table_footer(FILE *f, const bench_run *run) {
   if (n) fprintf(f, "\ndecode step: the layers of one transformer block (a preset, or a --model block) summed\n");
   for (int i = 0; i < n; i++) {
     const bench_step *s = &steps[i];
-    const char *name = format_label(s->format.format, s->format.group);
+    const char *name = s->format.label;
     char dense[48] = "";
     if (!s->complete) {
       fprintf(f, "  %-10s %-10s %-5s m=%-4lld incomplete (a layer failed)\n", s->preset, name, dtype_label(s->dtype),

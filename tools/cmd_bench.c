@@ -133,7 +133,7 @@ static int measure_group(bench_run *run, qgemv_ctx *ctx, int begin, int end, FIL
   if (needed) {
     progress_note("%s %lldx%lld %s: making and uploading the weight copies ...", first->layer->name,
                   (long long)first->layer->n, (long long)first->layer->k,
-                  format_label(first->format.format, first->format.group));
+                  first->format.label);
     if (layer_source(run->o, first->layer)->tensor)
       bench_model_weight(ctx, run->o, run->working_set, first->layer, first->format, &w);
     else
@@ -146,7 +146,7 @@ static int measure_group(bench_run *run, qgemv_ctx *ctx, int begin, int end, FIL
       r->q = run->rows[r->same_as].q;
     } else {
       progress_note("[%d/%d] %s %lldx%lld %s %s m=%lld ...", i + 1, run->nrows, r->layer->name,
-                    (long long)r->layer->n, (long long)r->layer->k, format_label(r->format.format, r->format.group),
+                    (long long)r->layer->n, (long long)r->layer->k, r->format.label,
                     dtype_label(r->dtype), (long long)r->m);
       bench_quant(ctx, run->o, &w, r->dtype, r->m, &r->q);
     }

@@ -1,6 +1,7 @@
-/* qgemv info: version, build, backends and why any is unusable, devices,
- * CPU ISA levels, the default backend and the environment in effect; as
- * text or as JSON. Facts are gathered once, then rendered. */
+/* qgemv info: version, build, weight formats, backends and why any is
+ * unusable, devices, CPU ISA levels, the default backend and the
+ * environment in effect; as text or as JSON. Facts are gathered once, then
+ * rendered. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,7 @@ typedef struct backend_facts {
   int nopened;  /* of those, described in devices[] */
   qgemv_device_info devices[MAX_DEVICES];
   char device_error[MAX_DEVICES][256]; /* "" when the device opened */
-  target levels[8];                    /* the CPU's ISA levels */
+  target *levels;                      /* the CPU's ISA levels */
   int nlevels;
 } backend_facts;
 
@@ -48,9 +49,9 @@ static void gather_backend(backend_facts *b, const char *name) {
       snprintf(b->device_error[d], sizeof b->device_error[d], "%s", qgemv_last_error());
     qgemv_close(ctx);
   }
-  if (strcmp(name, "cpu") == 0) {
+  if (strcmp(name, "cpu") == 0 && (b->levels = calloc((size_t)qgemv_cpu_level_count(), sizeof *b->levels))) {
     target_cpu_levels(b->levels);
-    b->nlevels = cpu_level_count;
+    b->nlevels = qgemv_cpu_level_count();
   }
 }
 
@@ -82,8 +83,24 @@ static void print_device(const qgemv_device_info *d) {
   printf("\n      %s\n", d->locality);
 }
 
+/* The library's format list: name, label and bytes per block. */
+static void print_formats(void) {
+  printf("\nformats (qgemv bench --format):\n");
+  for (int i = 0; i < qgemv_format_count(); i++) {
+    qgemv_format_info fi;
+    qgemv_format_get(i, &fi); /* i is in range */
+    printf("  %-9s %-10s group %d: %d bytes", fi.name, fi.label, (int)fi.group, (int)fi.block_bytes);
+    if (fi.scale_bytes)
+      printf(" + a %d-byte scale per block\n", (int)fi.scale_bytes);
+    else
+      printf(" per block, its scale included\n");
+  }
+}
+
 static void print_text(const info_facts *f) {
-  printf("qgemv %s\nbuild: %s\n\nbackends:\n", qgemv_version(), qgemv_build_config());
+  printf("qgemv %s\nbuild: %s\n", qgemv_version(), qgemv_build_config());
+  print_formats();
+  printf("\nbackends:\n");
   for (int i = 0; i < f->nbackends; i++) {
     const backend_facts *b = &f->backends[i];
     if (!b->usable) {
@@ -122,6 +139,19 @@ static void write_json(const info_facts *f, FILE *out) {
   json_str(&j, "version", qgemv_version());
   json_int(&j, "version_number", qgemv_version_number());
   json_str(&j, "build", qgemv_build_config());
+  json_arr_begin(&j, "formats");
+  for (int i = 0; i < qgemv_format_count(); i++) {
+    qgemv_format_info fi;
+    qgemv_format_get(i, &fi); /* i is in range */
+    json_obj_begin(&j, NULL);
+    json_str(&j, "name", fi.name);
+    json_str(&j, "label", fi.label);
+    json_int(&j, "group", fi.group);
+    json_int(&j, "block_bytes", fi.block_bytes);
+    json_int(&j, "scale_bytes", fi.scale_bytes);
+    json_obj_end(&j);
+  }
+  json_arr_end(&j);
   json_arr_begin(&j, "backends");
   for (int i = 0; i < f->nbackends; i++) {
     const backend_facts *b = &f->backends[i];
@@ -167,9 +197,9 @@ static void write_json(const info_facts *f, FILE *out) {
 
 static void usage(FILE *f) {
   fprintf(f, "usage: qgemv info [--json [FILE]]\n\n"
-             "Prints the library version and build configuration, every backend with its\n"
-             "devices (or why it is not usable here), the CPU ISA levels, the default\n"
-             "backend and the environment variables in effect.\n\n"
+             "Prints the library version and build configuration, the weight formats,\n"
+             "every backend with its devices (or why it is not usable here), the CPU ISA\n"
+             "levels, the default backend and the environment variables in effect.\n\n"
              "  --json [FILE]  write JSON instead of text, to FILE or (without FILE, or '-')\n"
              "                 to standard output\n"
              "  -h, --help     this help\n");
@@ -207,6 +237,7 @@ int cmd_info(int argc, char **argv) {
   } else {
     print_text(&f);
   }
+  for (int i = 0; i < f.nbackends; i++) free(f.backends[i].levels);
   free(f.backends);
   return rc ? 1 : 0;
 }

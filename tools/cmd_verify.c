@@ -14,18 +14,19 @@ typedef struct target_run {
   target t;
   bool ran;           /* false: skipped (t.reason says why) */
   qgemv_device_info info;
-  combo_result results[COMBO_COUNT];
+  combo_result *results; /* one per combination */
   int failed;
 } target_run;
 
-static combo combos[COMBO_COUNT];
+static combo *combos;
+static int ncombos;
 /* The table goes to stdout, or to stderr when JSON takes stdout. */
 static FILE *table;
 
 static bool passed(const combo_result *r) { return r->worst <= 1.0; }
 
 static void print_row(const char *label, const combo *c, const combo_result *r) {
-  fprintf(table, "%-12s %-10s %-5s %-5s %-8s %12.4g  %s\n", label, format_label(c->format, c->group), dtype_label(c->x),
+  fprintf(table, "%-12s %-10s %-5s %-5s %-8s %12.4g  %s\n", label, c->format.label, dtype_label(c->x),
          dtype_label(c->y), c->norm ? "on" : "off", r->worst, passed(r) ? "pass" : "FAIL");
   if (r->error[0]) fprintf(table, "%-12s   error: %s\n", "", r->error);
 }
@@ -42,7 +43,7 @@ static void run_target(target_run *tr, uint64_t seed) {
   qgemv_ctx_info(ctx, &tr->info);
   tr->ran = true;
   rng r = {seed};
-  for (int i = 0; i < COMBO_COUNT; i++) {
+  for (int i = 0; i < ncombos; i++) {
     verify_combo(ctx, &combos[i], &r, &tr->results[i]);
     tr->failed += !passed(&tr->results[i]);
     print_row(tr->t.label, &combos[i], &tr->results[i]);
@@ -73,12 +74,12 @@ static void write_json(FILE *out, const target_run *runs, int n, uint64_t seed) 
     json_str(&j, "reason", tr->ran ? NULL : tr->t.reason);
     if (tr->ran) json_device_info(&j, "device", &tr->info);
     json_arr_begin(&j, "results");
-    for (int i = 0; tr->ran && i < COMBO_COUNT; i++) {
+    for (int i = 0; tr->ran && i < ncombos; i++) {
       const combo *c = &combos[i];
       const combo_result *r = &tr->results[i];
       json_obj_begin(&j, NULL);
-      json_str(&j, "format", c->format == QGEMV_NF4 ? "nf4" : "q2_0");
-      json_int(&j, "group", c->group);
+      json_str(&j, "format", c->format.name);
+      json_int(&j, "group", c->format.group);
       json_str(&j, "x", dtype_label(c->x));
       json_str(&j, "y", dtype_label(c->y));
       json_bool(&j, "rmsnorm", c->norm);
@@ -104,15 +105,16 @@ static void write_json(FILE *out, const target_run *runs, int n, uint64_t seed) 
 }
 
 static void usage(FILE *f) {
+  char formats[256], levels[128];
   fprintf(f, "usage: qgemv verify [--backend SPEC|all] [--seed N] [--json FILE] [--model FILE]\n\n"
-             "Runs every combination of format (NF4, Q2_0 g64, Q2_0 g128), x and y dtype\n"
+             "Runs every combination of format (%s), x and y dtype\n"
              "(f32, bf16) and RMSNorm (off, on) for m = 1, 5, 17 on two shapes, on random\n"
              "data of several distributions, and checks each output element against the\n"
              "oracle: |y - ref| <= 1e-3 R (+ 2^-8 |ref| for bf16 y). Prints the worst\n"
              "error as a fraction of the allowed bound; exits 1 if any combination fails.\n\n"
              "  --backend SPEC  auto, cpu, cuda, cuda:N (default: QGEMV_BACKEND, else auto),\n"
              "                  or all: every device of every usable backend and every CPU\n"
-             "                  ISA level (ref, scalar, avx2, avx512, neon); those not\n"
+             "                  ISA level (%s); those not\n"
              "                  usable here are listed as skipped, with the reason\n"
              "  --seed N        random seed, 0 .. 2^64-1 (default 1)\n"
              "  --model FILE    instead, every weight a GGUF or safetensors file holds, as\n"
@@ -121,7 +123,8 @@ static void usage(FILE *f) {
              "                  qgemv_quantize of that source gives the file's bytes\n"
              "  --json FILE     also write the results as JSON to FILE ('-': standard\n"
              "                  output, instead of the table)\n"
-             "  -h, --help      this help\n");
+             "  -h, --help      this help\n",
+          format_names(formats, sizeof formats, true), cpu_level_names(levels, sizeof levels));
 }
 
 /* The one target of --backend SPEC (or the default backend). */
@@ -189,9 +192,13 @@ int cmd_verify(int argc, char **argv) {
   }
   table = json == stdout ? stderr : stdout;
 
-  combos_all(combos);
+  combos = combos_all(&ncombos);
   target_run *runs = n > 0 ? calloc((size_t)n, sizeof *runs) : NULL;
-  if (!runs) {
+  combo_result *results = n > 0 ? calloc((size_t)n * (size_t)ncombos, sizeof *results) : NULL;
+  if (!runs || !results || !combos) {
+    free(runs);
+    free(results);
+    free(combos);
     free(ts);
     if (json) out_close("verify", json, json_path);
     return 1;
@@ -200,6 +207,7 @@ int cmd_verify(int argc, char **argv) {
   int failed = 0, skipped = 0, ran = 0;
   for (int i = 0; i < n; i++) {
     runs[i].t = ts[i];
+    runs[i].results = results + (size_t)i * (size_t)ncombos;
     if (ts[i].usable) run_target(&runs[i], seed);
     if (!runs[i].ran) fprintf(table, "%-12s skipped: %s\n", ts[i].label, runs[i].t.reason);
     failed += runs[i].failed;
@@ -207,13 +215,15 @@ int cmd_verify(int argc, char **argv) {
     ran += runs[i].ran;
   }
   fprintf(table, "%d target%s verified, %d skipped: %d of %d combinations failed\n", ran, ran == 1 ? "" : "s", skipped, failed,
-         ran * COMBO_COUNT);
+         ran * ncombos);
   int rc = failed || ran == 0 ? 1 : 0;
   if (json) {
     write_json(json, runs, n, seed);
     if (out_close("verify", json, json_path) != 0) rc = 1;
   }
   free(runs);
+  free(results);
+  free(combos);
   free(ts);
   return rc;
 }

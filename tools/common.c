@@ -1,44 +1,9 @@
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "tool.h"
-
-uint64_t rng_next(rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-double rng_uniform(rng *r) { return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
-
-double rng_normal(rng *r) {
-  double u1 = rng_uniform(r), u2 = rng_uniform(r);
-  if (u1 < 1e-300) u1 = 1e-300;
-  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
-const char *dist_name(dist_kind d) {
-  static const char *const names[] = {"normal", "heavy-tailed", "large", "tiny"};
-  return d < DIST_COUNT ? names[d] : "?";
-}
-
-void fill_random(rng *r, dist_kind d, float *out, size_t count) {
-  for (size_t i = 0; i < count; i++) {
-    double v = rng_normal(r);
-    switch (d) {
-    case DIST_HEAVY: v = v / (fabs(rng_normal(r)) + 0.05); break; /* Cauchy-like tails */
-    case DIST_LARGE: v *= 3.0e3; break;
-    case DIST_TINY: v *= 1.0e-4; break;
-    default: break;
-    }
-    if (v == 0.0) v = 1e-3;
-    out[i] = (float)v;
-  }
-}
 
 /* Rows are made in chunks, in parallel: each chunk draws from its own
  * generator seeded from one draw of r and the chunk's index, so the weight
@@ -104,9 +69,38 @@ void *to_dtype(const float *src, size_t count, qgemv_dtype t) {
   return p;
 }
 
-const char *format_label(qgemv_format f, int32_t group) {
-  if (f == QGEMV_NF4) return "NF4";
-  return group == 64 ? "Q2_0/g64" : "Q2_0/g128";
+/* Item i joined to buf's first i items by ", ". */
+static void join_add(char *buf, size_t size, int i, const char *item) {
+  size_t used = i ? strlen(buf) : 0;
+  if (used < size) snprintf(buf + used, size - used, "%s%s", i ? ", " : "", item);
+}
+
+const char *format_names(char *buf, size_t size, bool labels) {
+  qgemv_format_info f;
+  buf[0] = '\0';
+  for (int i = 0; i < qgemv_format_count() && qgemv_format_get(i, &f) == QGEMV_OK; i++)
+    join_add(buf, size, i, labels ? f.label : f.name);
+  return buf;
+}
+
+bool format_info_of(qgemv_format format, int32_t group, qgemv_format_info *out) {
+  if (format == QGEMV_NF4 && group == 0) group = QGEMV_NF4_BLOCK;
+  for (int i = 0; qgemv_format_get(i, out) == QGEMV_OK; i++)
+    if (out->format == format && out->group == group) return true;
+  return false;
+}
+
+const char *format_label(qgemv_format format, int32_t group) {
+  qgemv_format_info f;
+  return format_info_of(format, group, &f) ? f.label : "?";
+}
+
+const char *cpu_level_names(char *buf, size_t size) {
+  qgemv_cpu_level_info l;
+  buf[0] = '\0';
+  for (int i = 0; i < qgemv_cpu_level_count() && qgemv_cpu_level_get(i, &l) == QGEMV_OK; i++)
+    join_add(buf, size, i, l.name);
+  return buf;
 }
 
 const char *dtype_label(qgemv_dtype t) { return t == QGEMV_F32 ? "f32" : "bf16"; }

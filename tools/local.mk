@@ -1,7 +1,7 @@
 # The qgemv command: main, shared helpers, one file per subcommand part.
 bin_PROGRAMS += tools/qgemv
 tools_qgemv_SOURCES = \
-	tools/qgemv.c tools/tool.h tools/common.c \
+	tools/qgemv.c tools/tool.h tools/common.c $(common_random_sources) \
 	tools/opts.c tools/opts.h \
 	tools/json.c tools/json.h \
 	tools/targets.c tools/targets.h \

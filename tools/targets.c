@@ -5,19 +5,13 @@
 
 #include "targets.h"
 
-const char *const cpu_levels[] = {"ref", "scalar", "avx2", "avx512", "neon"};
-const int cpu_level_count = (int)(sizeof cpu_levels / sizeof cpu_levels[0]);
-
 /* The CPU backend reads QGEMV_CPU_ISA when a context opens, so setting it
  * around qgemv_open is how a level is chosen from outside the library.
- * isa NULL unsets it; returns the caller's value for isa_restore. */
+ * Returns the caller's value for isa_restore. */
 static char *isa_override(const char *isa) {
   const char *old = getenv("QGEMV_CPU_ISA");
   char *saved = old ? strdup(old) : NULL;
-  if (isa)
-    setenv("QGEMV_CPU_ISA", isa, 1);
-  else
-    unsetenv("QGEMV_CPU_ISA");
+  setenv("QGEMV_CPU_ISA", isa, 1);
   return saved;
 }
 
@@ -54,31 +48,18 @@ static void probe_target(target *t) {
   qgemv_close(ctx);
 }
 
-/* The level the CPU backend picks by itself; "" if it cannot open. */
-static void default_cpu_level(char *isa, size_t size) {
-  qgemv_ctx *ctx;
-  qgemv_device_info info;
-  isa[0] = '\0';
-  char *saved = isa_override(NULL);
-  if (qgemv_open("cpu", &ctx) == QGEMV_OK) {
-    if (qgemv_ctx_info(ctx, &info) == QGEMV_OK) snprintf(isa, size, "%s", info.isa);
-    qgemv_close(ctx);
-  }
-  isa_restore(saved);
-}
-
 void target_cpu_levels(target *out) {
-  char def[16];
-  default_cpu_level(def, sizeof def);
-  for (int i = 0; i < cpu_level_count; i++) {
+  for (int i = 0; i < qgemv_cpu_level_count(); i++) {
     target *t = &out[i];
+    qgemv_cpu_level_info level;
     memset(t, 0, sizeof *t);
+    qgemv_cpu_level_get(i, &level); /* i is in range */
     snprintf(t->backend, sizeof t->backend, "cpu");
     snprintf(t->spec, sizeof t->spec, "cpu");
-    snprintf(t->isa, sizeof t->isa, "%s", cpu_levels[i]);
-    snprintf(t->label, sizeof t->label, "cpu/%s", cpu_levels[i]);
-    t->is_default = strcmp(def, cpu_levels[i]) == 0;
-    probe_target(t);
+    snprintf(t->isa, sizeof t->isa, "%s", level.name);
+    snprintf(t->label, sizeof t->label, "cpu/%s", level.name);
+    t->is_default = level.is_default;
+    probe_target(t); /* the library's reason when it does not open */
   }
 }
 
@@ -90,7 +71,7 @@ int targets_all(target **out) {
     int devices = 0;
     qgemv_status s = qgemv_backend_probe(name, &devices);
     int is_cpu = strcmp(name, "cpu") == 0;
-    int wanted = s != QGEMV_OK ? 1 : is_cpu ? cpu_level_count : devices;
+    int wanted = s != QGEMV_OK ? 1 : is_cpu ? qgemv_cpu_level_count() : devices;
     if (count + wanted > cap) {
       cap = count + wanted + 8;
       target *grown = realloc(ts, (size_t)cap * sizeof *ts);

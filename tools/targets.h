@@ -19,11 +19,8 @@ typedef struct target {
   char reason[256]; /* why it is not usable */
 } target;
 
-/* The CPU ISA levels a user can name in QGEMV_CPU_ISA, compiled in or not. */
-extern const char *const cpu_levels[];
-extern const int cpu_level_count;
-
-/* Fills out[0 .. cpu_level_count - 1] with the CPU levels, probed. */
+/* Fills out[0 .. qgemv_cpu_level_count() - 1] with the CPU levels a user
+ * can name in QGEMV_CPU_ISA (the library's list), each probed. */
 void target_cpu_levels(target *out);
 
 /* Fills *out (malloc'ed, caller frees) with every target; returns the

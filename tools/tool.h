@@ -6,21 +6,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../common/random.h"
 #include "qgemv.h"
 
 int cmd_info(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
-
-/* Deterministic random numbers (splitmix64) and the test distributions. */
-typedef struct rng { uint64_t s; } rng;
-uint64_t rng_next(rng *r);
-double rng_uniform(rng *r); /* [0, 1) */
-double rng_normal(rng *r);
-typedef enum { DIST_NORMAL, DIST_HEAVY, DIST_LARGE, DIST_TINY, DIST_COUNT } dist_kind;
-const char *dist_name(dist_kind d);
-void fill_random(rng *r, dist_kind d, float *out, size_t count);
 
 /* A quantized host weight made from random data. */
 typedef struct host_weight {
@@ -35,7 +27,14 @@ void host_weight_free(host_weight *w);
 /* Host activations of a dtype from f32 values. */
 void *to_dtype(const float *src, size_t count, qgemv_dtype t);
 
-const char *format_label(qgemv_format f, int32_t group); /* "NF4", "Q2_0/g128" */
+/* "a, b, c" for help texts: the names (or labels) of the library's formats
+ * ("nf4, ...", "NF4, ..."), the names of its CPU levels ("ref, ..."). */
+const char *format_names(char *buf, size_t size, bool labels);
+const char *cpu_level_names(char *buf, size_t size);
+/* The library's list entry of a (format, group) pair (NF4 group 0 is 64);
+ * false when it lists none. format_label: its label ("Q2_0/g64"), or "?". */
+bool format_info_of(qgemv_format format, int32_t group, qgemv_format_info *out);
+const char *format_label(qgemv_format format, int32_t group);
 const char *dtype_label(qgemv_dtype t);
 double seconds_now(void);
 /* Prints "qgemv: <what>: <status>: <last error>" to stderr. */

@@ -8,15 +8,14 @@
 #include "tool.h"
 
 typedef struct combo {
-  qgemv_format format;
-  int32_t group;
-  qgemv_dtype x, y; /* gamma takes x's dtype */
-  bool norm;        /* fused RMSNorm */
+  qgemv_format_info format; /* from the library's list */
+  qgemv_dtype x, y;         /* gamma takes x's dtype */
+  bool norm;                /* fused RMSNorm */
 } combo;
 
-/* Every format (NF4, Q2_0 g64, Q2_0 g128) x x dtype x y dtype x RMSNorm. */
-#define COMBO_COUNT 24
-void combos_all(combo out[COMBO_COUNT]);
+/* Every listed format x x dtype x y dtype x RMSNorm: a malloc'ed array of
+ * *count combinations; NULL when out of memory. */
+combo *combos_all(int *count);
 
 typedef struct combo_result {
   double worst;        /* max |y - ref| / allowed; INFINITY on NaN, an

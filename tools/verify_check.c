@@ -8,18 +8,19 @@
 typedef struct shape { int64_t n, k; } shape;
 
 /* Odd n (no kernel may assume a multiple of its tile) and k spanning
- * several groups of both sizes, one k long enough for many blocks. */
+ * several blocks of every format (rounded up to whole blocks where a
+ * format's block does not divide it), one k long enough for many. */
 static const shape shapes[] = {{257, 1152}, {33, 4224}};
 static const int64_t ms[] = {1, 5, 17};
 
-void combos_all(combo out[COMBO_COUNT]) {
-  static const struct { qgemv_format f; int32_t g; } formats[] = {{QGEMV_NF4, 64}, {QGEMV_Q2_0, 64}, {QGEMV_Q2_0, 128}};
-  int i = 0;
-  for (int fi = 0; fi < 3; fi++)
-    for (int xt = 0; xt < 2; xt++)
-      for (int yt = 0; yt < 2; yt++)
-        for (int norm = 0; norm < 2; norm++)
-          out[i++] = (combo){formats[fi].f, formats[fi].g, (qgemv_dtype)xt, (qgemv_dtype)yt, norm != 0};
+combo *combos_all(int *count) {
+  *count = qgemv_format_count() * 8;
+  combo *out = malloc((size_t)*count * sizeof *out);
+  for (int i = 0; out && i < *count; i++) {
+    out[i] = (combo){.x = (qgemv_dtype)(i / 4 % 2), .y = (qgemv_dtype)(i / 2 % 2), .norm = i % 2 != 0};
+    qgemv_format_get(i / 8, &out[i].format);
+  }
+  return out;
 }
 
 static size_t esize(qgemv_dtype t) { return t == QGEMV_F32 ? 4 : 2; }
@@ -43,7 +44,7 @@ double verify_worst_ratio(qgemv_dtype y, const void *yh, const double *ref, cons
 static double run_case(qgemv_ctx *ctx, const combo *c, shape sh, int64_t m, rng *r, dist_kind dist, char *err,
                        size_t errsize) {
   host_weight hw;
-  if (host_weight_make(r, dist, c->format, c->group, sh.n, sh.k, &hw) != 0) {
+  if (host_weight_make(r, dist, c->format.format, c->format.group, sh.n, sh.k, &hw) != 0) {
     snprintf(err, errsize, "cannot make a random weight: %s", qgemv_last_error());
     return INFINITY;
   }
@@ -102,17 +103,19 @@ void verify_combo(qgemv_ctx *ctx, const combo *c, rng *r, combo_result *out) {
   memset(out, 0, sizeof *out);
   out->worst = -1;
   int dist = 0;
+  const int64_t g = c->format.group;
   for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
     for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++) {
       dist_kind d = (dist_kind)(dist++ % DIST_COUNT); /* every distribution, every combination */
       char err[256] = "";
-      double v = run_case(ctx, c, shapes[si], ms[mi], r, d, err, sizeof err);
+      const shape sh = {shapes[si].n, (shapes[si].k + g - 1) / g * g}; /* whole blocks of any format */
+      double v = run_case(ctx, c, sh, ms[mi], r, d, err, sizeof err);
       if (isnan(v)) v = INFINITY;
       if (err[0] && !out->error[0]) snprintf(out->error, sizeof out->error, "%s", err);
       if (v > out->worst) {
         out->worst = v;
-        out->n = shapes[si].n;
-        out->k = shapes[si].k;
+        out->n = sh.n;
+        out->k = sh.k;
         out->m = ms[mi];
         out->dist = d;
       }

@@ -6,12 +6,14 @@
 #include <stdint.h>
 
 #include "../core/backend.h"
+#include "../core/convert.h"
 
 /* Resident weight: the packed format exactly as uploaded. No level repacks:
  * every kernel decodes the packed bytes in place, so resident bytes are the
  * packed size (1.0x) and all levels share one layout. */
 typedef struct qg_cpu_weight {
   qgemv_weight_desc desc; /* points at data/scales below */
+  qg_layout_id id;
   void *data;
   float *scales;
   size_t bytes;
@@ -32,8 +34,8 @@ typedef struct qg_cpu_job {
  * that results are bit-identical for any batch and thread count. */
 typedef void (*qg_cpu_rows_fn)(const qg_cpu_job *job, int64_t row0, int64_t row1);
 
-/* Largest period of an x order (the Q2_0 group 128). */
-#define QG_CPU_XORDER_MAX 128
+/* Largest period of an x order (at most the widest block). */
+#define QG_CPU_XORDER_MAX QG_BLOCK_MAX
 
 /* Where a level wants the activations: element j of x goes to position
  * (j - j % period) + pos[j % period] of the workspace row. A SIMD decoder
@@ -49,11 +51,14 @@ typedef struct qg_cpu_xorder {
 typedef struct qg_cpu_level {
   const char *name;        /* ref, scalar, avx2, avx512, neon */
   bool wants_double;       /* the ref level works on xd, the others on xn */
-  bool (*available)(void); /* CPU and OS support it */
-  qg_cpu_rows_fn nf4_rows;
-  qg_cpu_rows_fn q2_rows;
-  /* The x order for a format and group; NULL: natural order. */
-  void (*x_order)(qgemv_format f, int32_t group, qg_cpu_xorder *out);
+  bool (*available)(void); /* CPU and OS support it; NULL: not built for
+                              this architecture */
+  /* The kernels by layout. NULL: none at this level, the scalar level's
+   * runs instead (so a new layout needs a scalar kernel first; SIMD
+   * kernels are a speed-up, not a requirement). */
+  qg_cpu_rows_fn rows[QG_LAYOUT_COUNT];
+  /* The x order of this level's kernel for a layout; NULL: natural order. */
+  void (*x_order)(qg_layout_id id, qg_cpu_xorder *out);
   /* Reads `bytes` (a multiple of 256, 64-byte aligned) with the level's
    * widest loads and folds them into a value the caller must use: the
    * streaming read the bandwidth probe times, as fast as this level's own
@@ -61,9 +66,15 @@ typedef struct qg_cpu_level {
   uint64_t (*read_stream)(const void *buf, size_t bytes);
 } qg_cpu_level;
 
-/* Levels compiled in, from the oracle to the fastest. */
+/* Every level a user may name, from the oracle to the fastest; those of
+ * other architectures are not built (available NULL). */
 extern const qg_cpu_level *const qg_cpu_levels[];
 extern const int qg_cpu_level_count;
+extern const qg_cpu_level qg_cpu_level_scalar; /* has a kernel for every layout */
+bool qg_cpu_level_built(const qg_cpu_level *l);
+bool qg_cpu_level_usable(const qg_cpu_level *l); /* built, and this CPU and OS run it */
+/* The best usable level: what a context gets without QGEMV_CPU_ISA. */
+const qg_cpu_level *qg_cpu_default_level(void);
 
 /* The level named by $QGEMV_CPU_ISA, else the best available. */
 qgemv_status qg_cpu_pick_level(const qg_cpu_level **out);
@@ -90,7 +101,7 @@ static inline void qg_cpu_store(const qg_cpu_job *job, int64_t r, int64_t i, flo
   if (job->y_dtype == QGEMV_F32)
     ((float *)job->y)[at] = v;
   else
-    ((uint16_t *)job->y)[at] = qgemv_f32_to_bf16(v);
+    ((uint16_t *)job->y)[at] = qg_f32_to_bf16(v);
 }
 
 /* The backend's own thread-local failure message (error_detail). */

@@ -68,7 +68,8 @@ static pthread_once_t build_info_once = PTHREAD_ONCE_INIT;
 static void make_build_info(void) {
   size_t used = (size_t)snprintf(build_info, sizeof build_info, "cpu levels:");
   for (int i = 0; i < qg_cpu_level_count && used < sizeof build_info; i++)
-    used += (size_t)snprintf(build_info + used, sizeof build_info - used, " %s", qg_cpu_levels[i]->name);
+    if (qg_cpu_level_built(qg_cpu_levels[i]))
+      used += (size_t)snprintf(build_info + used, sizeof build_info - used, " %s", qg_cpu_levels[i]->name);
 }
 
 static const char *cpu_build_info(void) {
@@ -219,10 +220,12 @@ static qgemv_status cpu_copy(void *state, void *dst, const void *src, size_t byt
   return QGEMV_OK;
 }
 
-static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc, void **layout, size_t *resident) {
+static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, void **layout,
+                                      size_t *resident) {
   cpu_state *st = state;
-  size_t bytes, nscales;
-  qg_check_shape(desc->format, desc->n, desc->k, desc->group, NULL, &bytes, &nscales);
+  qg_shape shape;
+  qg_check_shape(desc->format, desc->n, desc->k, desc->group, &shape); /* valid: it cannot fail */
+  const size_t bytes = shape.data_bytes, nscales = shape.scale_count;
   qg_cpu_weight *w = calloc(1, sizeof *w);
   if (w == NULL) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "out of host memory");
   if (alloc_stream(bytes, &w->data) != QGEMV_OK ||
@@ -251,6 +254,7 @@ static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc
              (size_t)(r1 - r0) * row_scales * sizeof(float));
   }
   w->bytes = bytes + nscales * sizeof(float);
+  w->id = id;
   w->desc = *desc;
   w->desc.data = w->data;
   w->desc.scales = w->scales;
@@ -281,7 +285,8 @@ static qgemv_status ensure_workspace(cpu_state *st, size_t bytes) {
 static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
   cpu_state *st = state;
   const qg_cpu_weight *w = a->layout;
-  const qg_cpu_level *level = st->level;
+  /* The level's kernel for this layout, or the scalar level's. */
+  const qg_cpu_level *level = st->level->rows[a->layout_id] ? st->level : &qg_cpu_level_scalar;
   size_t count = (size_t)a->m * (size_t)a->k; /* fits: the x tensor exists */
   size_t elem = level->wants_double ? sizeof(double) : sizeof(float);
   if (count > SIZE_MAX / elem) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "activations too large for a workspace");
@@ -294,11 +299,11 @@ static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
   } else {
     qg_cpu_xorder order;
     bool ordered = level->x_order != NULL;
-    if (ordered) level->x_order(w->desc.format, w->desc.group, &order);
+    if (ordered) level->x_order(a->layout_id, &order);
     qg_cpu_normalize(a, ordered ? &order : NULL, st->workspace);
     job.xn = st->workspace;
   }
-  qg_cpu_rows_fn rows = w->desc.format == QGEMV_NF4 ? level->nf4_rows : level->q2_rows;
+  qg_cpu_rows_fn rows = level->rows[a->layout_id];
   int64_t n = a->n;
   /* Contiguous static split, the same as at upload (first touch). Output
    * rows are independent and each one's arithmetic is fixed (cpu.h), so the
@@ -338,7 +343,8 @@ static uint64_t portable_read_stream(const void *buf, size_t bytes) {
  * forced to: the probe measures the machine, not the chosen level. */
 static uint64_t (*best_read_stream(void))(const void *, size_t) {
   for (int i = qg_cpu_level_count - 1; i >= 0; i--)
-    if (qg_cpu_levels[i]->read_stream != NULL && qg_cpu_levels[i]->available()) return qg_cpu_levels[i]->read_stream;
+    if (qg_cpu_levels[i]->read_stream != NULL && qg_cpu_level_usable(qg_cpu_levels[i]))
+      return qg_cpu_levels[i]->read_stream;
   return portable_read_stream;
 }
 

@@ -5,7 +5,6 @@
  * matvec's O(n k): with n in the thousands it is a fraction of a percent,
  * which is why it is not worth threads. */
 #include <math.h>
-#include <string.h>
 
 #include "cpu.h"
 
@@ -16,10 +15,7 @@ void qg_cpu_xorder_transpose(int lanes, int vecs, qg_cpu_xorder *out) {
 
 static inline float elem(qgemv_dtype t, const void *p, size_t i) {
   if (t == QGEMV_F32) return ((const float *)p)[i];
-  uint32_t bits = (uint32_t)((const uint16_t *)p)[i] << 16;
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
+  return qg_bf16_to_f32(((const uint16_t *)p)[i]);
 }
 
 /* 1 / sqrt(mean(x^2) + eps) in double; four partial sums in a fixed order

@@ -19,7 +19,8 @@
  *   QG_BR, QG_BT   register tile of the batched path: weight rows x
  *                  activation rows (QG_RB a multiple of QG_BR)
  *
- * and defines static nf4_rows and q2_rows (qg_cpu_rows_fn).
+ * and defines one static qg_cpu_rows_fn per layout it knows, and
+ * QG_TMPL_ROWS, the level's rows[] initializer indexed by layout id.
  *
  * The arithmetic of one output element y[t, i], fixed whatever m, the path,
  * the tile or the thread's row range (cpu.h), so batched rows and any
@@ -63,18 +64,16 @@
 #define QG_KC 512
 #endif
 
-/* Weight layouts the tile knows, as compile-time constants. */
-enum { QG_FMT_NF4, QG_FMT_Q2_G64, QG_FMT_Q2_G128 };
-
-/* Geometry of a format, as compile-time constants after inlining. */
+/* Geometry of a layout (fmt: a qg_layout_id), as compile-time constants
+ * after inlining. */
 #define QG_GEOMETRY(fmt)                                                                     \
   const qgemv_weight_desc *d = &job->w->desc;                                                \
-  const int g = (fmt) == QG_FMT_Q2_G128 ? 128 : 64;                                          \
-  const int cw = (fmt) == QG_FMT_NF4 ? NF4_CW : Q2_CW; /* weights per decode */              \
-  const int cv = (fmt) == QG_FMT_NF4 ? NF4_CV : Q2_CV; /* vectors per decode */              \
-  const size_t block_bytes = (fmt) == QG_FMT_NF4 ? 32u : 2u + (size_t)g / 4u;                \
-  const size_t code_off = (fmt) == QG_FMT_NF4 ? 0u : 2u; /* codes after the fp16 scale */   \
-  const size_t chunk_bytes = (size_t)((fmt) == QG_FMT_NF4 ? cw / 2 : cw / 4);                \
+  const int g = (fmt) == QG_LAYOUT_Q2_G128 ? 128 : 64;                                       \
+  const int cw = (fmt) == QG_LAYOUT_NF4 ? NF4_CW : Q2_CW; /* weights per decode */           \
+  const int cv = (fmt) == QG_LAYOUT_NF4 ? NF4_CV : Q2_CV; /* vectors per decode */           \
+  const size_t block_bytes = (fmt) == QG_LAYOUT_NF4 ? 32u : 2u + (size_t)g / 4u;             \
+  const size_t code_off = (fmt) == QG_LAYOUT_NF4 ? 0u : 2u; /* codes after the fp16 scale */\
+  const size_t chunk_bytes = (size_t)((fmt) == QG_LAYOUT_NF4 ? cw / 2 : cw / 4);             \
   const int64_t k = d->k, nb = k / g;                                                        \
   const uint8_t *row[QG_RB > QG_RBB ? QG_RB : QG_RBB];                                      \
   for (int rr = 0; rr < rb; rr++)                                                            \
@@ -83,7 +82,7 @@ enum { QG_FMT_NF4, QG_FMT_Q2_G64, QG_FMT_Q2_G128 };
 
 QG_AI float qg_block_scale(const qgemv_weight_desc *d, int64_t i, int64_t b, const uint8_t *block, const int fmt) {
   const int64_t nb = d->k / QGEMV_NF4_BLOCK;
-  return fmt == QG_FMT_NF4 ? d->scales[(size_t)i * (size_t)nb + (size_t)b] : q2_scale(block);
+  return fmt == QG_LAYOUT_NF4 ? d->scales[(size_t)i * (size_t)nb + (size_t)b] : q2_scale(block);
 }
 
 /* m = 1: y[0, i .. i+rb). */
@@ -103,7 +102,7 @@ QG_AI void qg_tile_decode(const qg_cpu_job *job, const qg_consts *cs, int64_t i,
       _Pragma("GCC unroll 8") for (int rr = 0; rr < rb; rr++) {
         const uint8_t *codes = row[rr] + (size_t)b * block_bytes + code_off + (size_t)c * chunk_bytes;
         qv w[NF4_CV > Q2_CV ? NF4_CV : Q2_CV];
-        if (fmt == QG_FMT_NF4)
+        if (fmt == QG_LAYOUT_NF4)
           nf4_decode(codes, cs, w);
         else
           q2_decode(codes, cs, w);
@@ -199,7 +198,7 @@ QG_AI void qg_tile_batch(const qg_cpu_job *job, const qg_consts *cs, int64_t i, 
         const uint8_t *block = row[rr] + (size_t)(b0 + bb) * block_bytes;
         _Pragma("GCC unroll 16") for (int c = 0; c < g / cw; c++) {
           qv wc[NF4_CV > Q2_CV ? NF4_CV : Q2_CV];
-          if (fmt == QG_FMT_NF4)
+          if (fmt == QG_LAYOUT_NF4)
             nf4_decode(block + (size_t)c * chunk_bytes, cs, wc);
           else
             q2_decode(block + code_off + (size_t)c * chunk_bytes, cs, wc);
@@ -244,13 +243,17 @@ QG_AI void qg_rows(const qg_cpu_job *job, int64_t row0, int64_t row1, const int 
     for (int64_t t = 0; t < m; t += QG_MT) qg_tile_batch(job, &cs, i, t, m - t < QG_MT ? m - t : QG_MT, 1, fmt);
 }
 
-static QG_TARGET void nf4_rows(const qg_cpu_job *job, int64_t row0, int64_t row1) {
-  qg_rows(job, row0, row1, QG_FMT_NF4);
+static QG_TARGET void rows_nf4(const qg_cpu_job *job, int64_t row0, int64_t row1) {
+  qg_rows(job, row0, row1, QG_LAYOUT_NF4);
 }
 
-static QG_TARGET void q2_rows(const qg_cpu_job *job, int64_t row0, int64_t row1) {
-  if (job->w->desc.group == 64)
-    qg_rows(job, row0, row1, QG_FMT_Q2_G64);
-  else
-    qg_rows(job, row0, row1, QG_FMT_Q2_G128);
+static QG_TARGET void rows_q2_g64(const qg_cpu_job *job, int64_t row0, int64_t row1) {
+  qg_rows(job, row0, row1, QG_LAYOUT_Q2_G64);
 }
+
+static QG_TARGET void rows_q2_g128(const qg_cpu_job *job, int64_t row0, int64_t row1) {
+  qg_rows(job, row0, row1, QG_LAYOUT_Q2_G128);
+}
+
+#define QG_TMPL_ROWS \
+  { [QG_LAYOUT_NF4] = rows_nf4, [QG_LAYOUT_Q2_G64] = rows_q2_g64, [QG_LAYOUT_Q2_G128] = rows_q2_g128 }

@@ -29,7 +29,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../core/formats.h"
+#include "../core/layouts.h"
 #include "cpu.h"
 
 #define QG_TARGET __attribute__((target("avx2,fma,f16c")))
@@ -128,9 +128,8 @@ QG_PRIM float q2_scale(const uint8_t *p) {
 #endif
 #include "kernel_tmpl.h"
 
-static void avx2_x_order(qgemv_format f, int32_t group, qg_cpu_xorder *out) {
-  (void)group;
-  if (f == QGEMV_NF4)
+static void avx2_x_order(qg_layout_id id, qg_cpu_xorder *out) {
+  if (id == QG_LAYOUT_NF4)
     qg_cpu_xorder_transpose(4, 2, out);
   else
     qg_cpu_xorder_transpose(8, 4, out);
@@ -156,12 +155,13 @@ const qg_cpu_level qg_cpu_level_avx2 = {
     .name = "avx2",
     .wants_double = false,
     .available = qg_cpu_has_avx2,
-    .nf4_rows = nf4_rows,
-    .q2_rows = q2_rows,
+    .rows = QG_TMPL_ROWS,
     .x_order = avx2_x_order,
     .read_stream = avx2_read_stream,
 };
 #else
-/* Not x86-64: this level is not built (levels.c leaves it out). */
-typedef int qg_cpu_level_avx2_absent;
+#include "cpu.h"
+
+/* Not x86-64: the level is known by name but not built. */
+const qg_cpu_level qg_cpu_level_avx2 = {.name = "avx2"};
 #endif

@@ -19,7 +19,7 @@
 #include <immintrin.h>
 #include <string.h>
 
-#include "../core/formats.h"
+#include "../core/layouts.h"
 #include "cpu.h"
 
 #define QG_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx2,fma,f16c")))
@@ -101,9 +101,8 @@ QG_PRIM float q2_scale(const uint8_t *p) {
 #endif
 #include "kernel_tmpl.h"
 
-static void avx512_x_order(qgemv_format f, int32_t group, qg_cpu_xorder *out) {
-  (void)group;
-  if (f == QGEMV_NF4)
+static void avx512_x_order(qg_layout_id id, qg_cpu_xorder *out) {
+  if (id == QG_LAYOUT_NF4)
     qg_cpu_xorder_transpose(16, 2, out);
   else
     qg_cpu_xorder_transpose(16, 4, out);
@@ -129,12 +128,13 @@ const qg_cpu_level qg_cpu_level_avx512 = {
     .name = "avx512",
     .wants_double = false,
     .available = qg_cpu_has_avx512,
-    .nf4_rows = nf4_rows,
-    .q2_rows = q2_rows,
+    .rows = QG_TMPL_ROWS,
     .x_order = avx512_x_order,
     .read_stream = avx512_read_stream,
 };
 #else
-/* Not x86-64: this level is not built (levels.c leaves it out). */
-typedef int qg_cpu_level_avx512_absent;
+#include "cpu.h"
+
+/* Not x86-64: the level is known by name but not built. */
+const qg_cpu_level qg_cpu_level_avx512 = {.name = "avx512"};
 #endif

@@ -23,7 +23,7 @@
 #include <arm_neon.h>
 #include <string.h>
 
-#include "../core/formats.h"
+#include "../core/layouts.h"
 #include "cpu.h"
 
 #define QG_TARGET
@@ -127,9 +127,8 @@ QG_PRIM float q2_scale(const uint8_t *p) {
 #define QG_NCH 2
 #include "kernel_tmpl.h"
 
-static void neon_x_order(qgemv_format f, int32_t group, qg_cpu_xorder *out) {
-  (void)group;
-  if (f == QGEMV_NF4)
+static void neon_x_order(qg_layout_id id, qg_cpu_xorder *out) {
+  if (id == QG_LAYOUT_NF4)
     qg_cpu_xorder_transpose(16, 2, out);
   else
     qg_cpu_xorder_transpose(16, 4, out);
@@ -155,12 +154,13 @@ const qg_cpu_level qg_cpu_level_neon = {
     .name = "neon",
     .wants_double = false,
     .available = qg_cpu_has_neon,
-    .nf4_rows = nf4_rows,
-    .q2_rows = q2_rows,
+    .rows = QG_TMPL_ROWS,
     .x_order = neon_x_order,
     .read_stream = neon_read_stream,
 };
 #else
-/* Not AArch64: this level is not built (levels.c leaves it out). */
-typedef int qg_cpu_level_neon_absent;
+#include "cpu.h"
+
+/* Not AArch64: the level is known by name but not built. */
+const qg_cpu_level qg_cpu_level_neon = {.name = "neon"};
 #endif

@@ -5,7 +5,7 @@
  * SIMD level, and a readable statement of what the SIMD levels compute.
  * Per code byte: NF4 2 table loads, Q2_0 4 shift-and-mask + 4 table loads. */
 #include <math.h>
-#include "../core/formats.h"
+#include "../core/layouts.h"
 #include "cpu.h"
 
 #define QG_TARGET
@@ -54,7 +54,7 @@ QG_PRIM void q2_decode(const uint8_t *codes, const qg_consts *c, qv *w) {
   for (int q = 0; q < 4; q++) w[q] = c->q2[(codes[0] >> (2 * q)) & 3];
 }
 
-QG_PRIM float q2_scale(const uint8_t *p) { return qgemv_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
+QG_PRIM float q2_scale(const uint8_t *p) { return qg_f16_to_f32((uint16_t)(p[0] | (p[1] << 8))); }
 
 #define QG_RB 2
 #ifndef QG_RBB
@@ -71,7 +71,6 @@ const qg_cpu_level qg_cpu_level_scalar = {
     .name = "scalar",
     .wants_double = false,
     .available = always,
-    .nf4_rows = nf4_rows,
-    .q2_rows = q2_rows,
+    .rows = QG_TMPL_ROWS,
     .x_order = NULL, /* natural order */
 };

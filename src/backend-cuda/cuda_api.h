@@ -3,6 +3,8 @@
 #ifndef QGC_CUDA_API_H
 #define QGC_CUDA_API_H
 
+#include <stdbool.h>
+
 #include "../core/backend.h"
 
 #ifdef __cplusplus
@@ -24,11 +26,14 @@ qgemv_status qgc_copy_in(void *state, void *dst, const void *host_src, size_t by
 qgemv_status qgc_copy_out(void *state, void *host_dst, const void *src, size_t bytes);
 
 /* weight_upload.cu: the resident layout */
-qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *desc, void **layout, size_t *resident_bytes);
+qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, void **layout,
+                               size_t *resident_bytes);
 void qgc_weight_free(void *state, void *layout);
 
 /* matvec.cu: geometry and launches */
 qgemv_status qgc_matvec(void *state, const qg_matvec_args *args);
+/* Whether the module has matvec kernels for a layout. */
+bool qgc_has_kernels(qg_layout_id id);
 
 /* bandwidth.cu: the streaming-read roofline */
 qgemv_status qgc_read_bandwidth(void *state, size_t bytes, double *gbs);

@@ -66,4 +66,20 @@ cudaError_t prepare_fmt(size_t optin) {
 
 }  // namespace qgc
 
+template <int L>
+cudaError_t qgc_launch(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem, cudaStream_t s) {
+  return qgc::launch_fmt<L>(mode, p, grid, smem, s);
+}
+
+template <int L>
+cudaError_t qgc_prepare(size_t smem_optin) {
+  return qgc::prepare_fmt<L>(smem_optin);
+}
+
+/* One layout's instantiation, for its file. */
+#define QGC_INSTANTIATE(L)                                                                                      \
+  template cudaError_t qgc_launch<L>(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem,       \
+                                     cudaStream_t s);                                                         \
+  template cudaError_t qgc_prepare<L>(size_t smem_optin)
+
 #endif

@@ -68,20 +68,28 @@ struct MatvecParams {
   float eps, inv_k;
 };
 
+/* What the kernel knows of a layout (FMT: a qg_layout_id). A layout
+ * without a specialisation has no kernels here: the module refuses its
+ * weights (qgc_has_kernels). */
 template <int FMT>
-struct Fmt;
+struct Fmt {
+  static constexpr bool kKernels = false;
+};
 template <>
-struct Fmt<QGC_NF4> {
+struct Fmt<QG_LAYOUT_NF4> {
+  static constexpr bool kKernels = true;
   static constexpr int kBlocksPerSeg = 2;
   static constexpr bool kQ2 = false;
 };
 template <>
-struct Fmt<QGC_Q2G64> {
+struct Fmt<QG_LAYOUT_Q2_G64> {
+  static constexpr bool kKernels = true;
   static constexpr int kBlocksPerSeg = 4;
   static constexpr bool kQ2 = true;
 };
 template <>
-struct Fmt<QGC_Q2G128> {
+struct Fmt<QG_LAYOUT_Q2_G128> {
+  static constexpr bool kKernels = true;
   static constexpr int kBlocksPerSeg = 4;
   static constexpr bool kQ2 = true;
 };
@@ -97,7 +105,7 @@ constexpr int kPCols = 16;
 
 /* Shared memory of a launch (host and device agree on the layout). */
 __host__ __device__ constexpr int smem_lut_bytes(int fmt, bool direct) {
-  return (fmt == QGC_NF4 && !direct) ? kLutBytes : 0;
+  return (fmt == QG_LAYOUT_NF4 && !direct) ? kLutBytes : 0;
 }
 __host__ __device__ constexpr size_t smem_main_bytes(int fmt, bool direct, int rb_per_round, int ncols) {
   return direct ? 0 : (size_t)smem_lut_bytes(fmt, direct) + (size_t)rb_per_round * ncols * kColStride +
@@ -126,9 +134,9 @@ QGC_HD uint32_t word_of(const uint4 &v, int i) {
 
 template <int FMT>
 QGC_HD float block_scale(uint2 s, int b) {
-  if (FMT == QGC_NF4) return bits_f32(b == 0 ? s.x : s.y);
+  if (FMT == QG_LAYOUT_NF4) return bits_f32(b == 0 ? s.x : s.y);
   uint32_t h;
-  if (FMT == QGC_Q2G64)
+  if (FMT == QG_LAYOUT_Q2_G64)
     h = (b < 2 ? s.x : s.y) >> (16 * (b & 1));
   else
     h = s.x >> (16 * (b >> 1));
@@ -146,7 +154,7 @@ QGC_HD void load_seg(const MatvecParams &p, const uint8_t *cg, const uint8_t *ch
     /* Scales of the segment: NF4 2 floats, Q2_0 g64 4 halves (8 bytes),
      * g128 2 halves (4 bytes), segment-major so rows g of a warp touch
      * adjacent words (and the four t of a row one address). */
-    if (FMT == QGC_Q2G128) {
+    if (FMT == QG_LAYOUT_Q2_G128) {
       r.sg = make_uint2(ld_stream_u32(p.scales + (seg * p.n + rg) * 4), 0u);
       r.sh = make_uint2(ld_stream_u32(p.scales + (seg * p.n + rh) * 4), 0u);
     } else {
@@ -174,7 +182,7 @@ QGC_HD void load_seg(const MatvecParams &p, const uint8_t *cg, const uint8_t *ch
     r.cg.z = ld_stream_u32(cg + off + 32 + 4 * t);
     r.ch.z = ld_stream_u32(ch + off + 32 + 4 * t);
   }
-  if (FMT == QGC_Q2G128) { /* a tail of 128 k: one group */
+  if (FMT == QG_LAYOUT_Q2_G128) { /* a tail of 128 k: one group */
     r.sg = make_uint2(ld_stream_u16(p.scales_tail + rg * 2), 0u);
     r.sh = make_uint2(ld_stream_u16(p.scales_tail + rh * 2), 0u);
   } else { /* g64: one to three groups, as the halves of sg.x, sg.y */
@@ -228,7 +236,7 @@ QGC_UNROLL
 /* A fragment of step S of block b of a segment. */
 template <int FMT, bool DIRECT, int S>
 QGC_HD void step_frag(const SegRegs &r, int b, const char *lut, uint32_t lane4, uint32_t (&a)[4]) {
-  if (FMT == QGC_NF4)
+  if (FMT == QG_LAYOUT_NF4)
     nf4_step_frag<S>(lut, lane4, word_of(r.cg, 2 * b + S / 2), word_of(r.ch, 2 * b + S / 2), a);
   else
     q2_step_frag<DIRECT, S>(word_of(r.cg, b), word_of(r.ch, b), a);
@@ -343,7 +351,7 @@ __global__ void __launch_bounds__(kThreads, 2) matvec_kernel(const MatvecParams 
 QGC_UNROLL
   for (int i = 0; i < NUI; ++i) ss[i] = 0.0f;
   if (!DIRECT) {
-    if (FMT == QGC_NF4) nf4_lut_init(lut);
+    if (FMT == QG_LAYOUT_NF4) nf4_lut_init(lut);
     for (int i = threadIdx.x; i < p.rb_per_round * kPCols; i += kThreads) pbuf[i] = 0.0f;
   }
 
@@ -378,7 +386,7 @@ QGC_UNROLL
    * (t >= 2) -- the same line when rows are 128-byte aligned, a free L2 hit
    * -- and lane (0, t < U) the scales of segment t (16 rows x 4 or 8 bytes:
    * one line). Every address lies inside the uploaded arrays. */
-  constexpr int kSegScaleBytes = FMT == QGC_Q2G128 ? 4 : 8;
+  constexpr int kSegScaleBytes = FMT == QG_LAYOUT_Q2_G128 ? 4 : 8;
   /* Not in direct NG = 2 (9..16 rows): there it costs a few spilled
    * registers on sm_90 (ptxas), and those launches have mma work to hide
    * latency behind. */

@@ -37,15 +37,14 @@
 #include <stdint.h>
 
 #include "../core/backend.h"
+#include "../core/layouts.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum qgc_fmt { QGC_NF4 = 0, QGC_Q2G64 = 1, QGC_Q2G128 = 2 };
-
 typedef struct qgc_layout {
-  enum qgc_fmt fmt;
+  qg_layout_id id;
   int64_t n, k;
   int32_t group;
   void *dev;              /* one allocation: codes, then scales */
@@ -55,11 +54,16 @@ typedef struct qgc_layout {
   size_t bytes;           /* resident bytes */
 } qgc_layout;
 
-/* Segment geometry of a format: k per segment, scales per full segment,
- * bytes per scale. */
-static inline int qgc_seg_k(enum qgc_fmt f) { return f == QGC_NF4 ? 128 : 256; }
-static inline int qgc_seg_scales(enum qgc_fmt f) { return f == QGC_Q2G64 ? 4 : 2; }
-static inline int qgc_scale_size(enum qgc_fmt f) { return f == QGC_NF4 ? 4 : 2; }
+/* Segment geometry of a layout: k per segment, scales per full segment
+ * (one per group), bytes per scale, code bytes of a row of k. */
+static inline int qgc_seg_k(qg_layout_id f) { return f == QG_LAYOUT_NF4 ? 128 : 256; }
+static inline int qgc_seg_scales(qg_layout_id f, int32_t group) { return qgc_seg_k(f) / group; }
+static inline int qgc_scale_size(qg_layout_id f) { return f == QG_LAYOUT_NF4 ? 4 : 2; }
+static inline int64_t qgc_row_bytes(qg_layout_id f, int64_t k) { return f == QG_LAYOUT_NF4 ? k / 2 : k / 4; }
+
+/* Fills id, n, k, group, row_bytes and bytes of L for a validated weight
+ * of layout id (its group set, as the core passes it). */
+void qgc_layout_shape(qgc_layout *L, const qgemv_weight_desc *d, qg_layout_id id);
 
 /* repack.c: one row of packed codes into resident order (row_bytes).
  * NF4: src = the row's k/2 code bytes. Q2_0: src = the row's packed blocks
@@ -67,11 +71,12 @@ static inline int qgc_scale_size(enum qgc_fmt f) { return f == QGC_NF4 ? 4 : 2; 
 void qgc_repack_nf4_row(int64_t k, const uint8_t *src, uint8_t *dst);
 void qgc_repack_q2_row(int64_t k, int32_t group, const uint8_t *src, uint8_t *tmp, uint16_t *row_scales,
                        uint8_t *dst);
-/* Rows [r0, r0 + rows) of a validated weight: their resident codes
- * ([rows][row_bytes]) and their scales laid out as the scales of a weight
- * of `rows` rows (main [segment][rows][per segment], then tail [rows][..]).
- * tmp: k/4 bytes; row_scales: k/group entries (Q2_0 only). */
-void qgc_repack_rows(const qgemv_weight_desc *d, int32_t group, int64_t r0, int64_t rows, uint8_t *codes,
+/* Rows [r0, r0 + rows) of a validated weight of layout id (group set):
+ * their resident codes ([rows][row_bytes]) and their scales laid out as
+ * the scales of a weight of `rows` rows (main [segment][rows][per
+ * segment], then tail [rows][..]). tmp: k/4 bytes; row_scales: k/group
+ * entries (Q2_0 only). */
+void qgc_repack_rows(const qgemv_weight_desc *d, qg_layout_id id, int64_t r0, int64_t rows, uint8_t *codes,
                      char *scales, uint8_t *tmp, uint16_t *row_scales);
 
 #ifdef __cplusplus

@@ -1,5 +1,7 @@
-/* Launch entry points of the per-format kernel files (matvec_nf4.cu,
- * matvec_q2g64.cu, matvec_q2g128.cu), used by matvec.cu. */
+/* Launch entry points of the matvec kernels, one instantiation per layout
+ * (matvec_nf4.cu, matvec_q2g64.cu, matvec_q2g128.cu: one file each, so that
+ * they compile in parallel), used by matvec.cu through qgc_with_layout
+ * (matvec_plan.h). */
 #ifndef QGC_MATVEC_LAUNCH_H
 #define QGC_MATVEC_LAUNCH_H
 
@@ -14,11 +16,10 @@ struct MatvecParams;
  * with one or two split terms of x. */
 enum { QGC_MODE_DIRECT = 0, QGC_MODE_STAGED1 = 1, QGC_MODE_STAGED2 = 2 };
 
-cudaError_t qgc_launch_nf4(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem, cudaStream_t s);
-cudaError_t qgc_launch_q2g64(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem, cudaStream_t s);
-cudaError_t qgc_launch_q2g128(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem, cudaStream_t s);
-cudaError_t qgc_prepare_nf4(size_t smem_optin);
-cudaError_t qgc_prepare_q2g64(size_t smem_optin);
-cudaError_t qgc_prepare_q2g128(size_t smem_optin);
+/* Defined in kernels_launch.cuh, instantiated for layout L in its file. */
+template <int L>
+cudaError_t qgc_launch(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem, cudaStream_t s);
+template <int L>
+cudaError_t qgc_prepare(size_t smem_optin);
 
 #endif

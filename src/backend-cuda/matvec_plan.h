@@ -6,9 +6,31 @@
 
 #include <stdint.h>
 
+#include <utility>
+
 #include "kernels_matvec.cuh"
 #include "layout.h"
 #include "matvec_launch.h"
+
+/* Calls f(std::integral_constant<int, id>()) when layout id has kernels
+ * here and returns true; else false. One switch over every layout, for
+ * code that instantiates templates per layout. */
+template <int L, typename F>
+bool qgc_call_if(int id, F &f) {
+  (void)id, (void)f; /* unused where L has no kernels */
+  if constexpr (qgc::Fmt<L>::kKernels) {
+    if (id == L) return f(std::integral_constant<int, L>()), true;
+  }
+  return false;
+}
+template <typename F, int... L>
+bool qgc_with_layout_in(int id, F &f, std::integer_sequence<int, L...>) {
+  return (qgc_call_if<L>(id, f) || ...);
+}
+template <typename F>
+bool qgc_with_layout(int id, F &&f) {
+  return qgc_with_layout_in(id, f, std::make_integer_sequence<int, QG_LAYOUT_COUNT>());
+}
 
 struct qgc_plan {
   qgc::MatvecParams p; /* x, y, m_active, ncols filled per launch */
@@ -34,7 +56,7 @@ static inline int qgc_pick_tpc(int64_t n, int sms, int tpc_min) {
 static inline qgc_plan qgc_make_plan(const qgc_layout *L, const qg_matvec_args *a, int sms,
                                      size_t smem_cap = (size_t)-1) {
   qgc_plan pl = {};
-  const bool norm = a->gamma != nullptr, q2 = L->fmt != QGC_NF4;
+  const bool norm = a->gamma != nullptr, q2 = L->id != QG_LAYOUT_NF4;
   const bool plain_bf16 = a->x_dtype == QGEMV_BF16 && !norm;
   /* Q2_0 on bf16 activations needs no staging: (code - 1) and x are both
    * exact bf16. NF4 needs fp16 A (its table in bf16 would break the
@@ -46,7 +68,7 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *L, const qg_matvec_args *
   /* Staged Q2_0 segments hold 4 blocks: at most 4 slices keep a staged
    * round within kMaxRoundBlocks. */
   const int tpc = qgc_pick_tpc(L->n, sms, (!direct && q2) ? 2 : 1), ks = qgc::kWarps / tpc;
-  const int seg_k = qgc_seg_k(L->fmt), bps = seg_k / 64;
+  const int seg_k = qgc_seg_k(L->id), bps = seg_k / 64;
   pl.grid = ((L->n + 15) / 16 + tpc - 1) / tpc;
 
   qgc::MatvecParams &p = pl.p;
@@ -60,12 +82,12 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *L, const qg_matvec_args *
   p.nseg = (L->k + seg_k - 1) / seg_k;
   p.ntail = (int)((L->k % seg_k) / 64);
   p.scales_tail =
-      L->scales + (size_t)p.nseg_full * (size_t)L->n * qgc_seg_scales(L->fmt) * qgc_scale_size(L->fmt);
+      L->scales + (size_t)p.nseg_full * (size_t)L->n * qgc_seg_scales(L->id, L->group) * qgc_scale_size(L->id);
   p.ks = ks;
   p.tpc = tpc;
   p.rb_per_round = ks * qgc::kSegsPerWarp * bps;
   p.nrounds = (p.nseg + (int64_t)ks * qgc::kSegsPerWarp - 1) / ((int64_t)ks * qgc::kSegsPerWarp);
-  if (!direct && pl.splits == 2 && qgc::smem_bytes(L->fmt, false, 2, p.rb_per_round, 16) > smem_cap) pl.slots = 4;
+  if (!direct && pl.splits == 2 && qgc::smem_bytes(L->id, false, 2, p.rb_per_round, 16) > smem_cap) pl.slots = 4;
   p.gamma = a->gamma;
   p.x_bf16 = a->x_dtype == QGEMV_BF16;
   p.g_bf16 = a->gamma_dtype == QGEMV_BF16;
@@ -88,7 +110,7 @@ static inline void qgc_plan_rows(qgc_plan *pl, const qgc_layout *L, const qg_mat
 }
 
 static inline size_t qgc_plan_smem(const qgc_plan *pl, const qgc_layout *L) {
-  return qgc::smem_bytes(L->fmt, pl->mode == QGC_MODE_DIRECT, pl->splits, pl->p.rb_per_round, pl->p.ncols);
+  return qgc::smem_bytes(L->id, pl->mode == QGC_MODE_DIRECT, pl->splits, pl->p.rb_per_round, pl->p.ncols);
 }
 
 #endif

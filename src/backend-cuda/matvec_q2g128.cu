@@ -1,8 +1,4 @@
-/* The matvec kernel instantiated for one format (QGC_Q2G128). */
+/* The matvec kernels instantiated for one layout (QG_LAYOUT_Q2_G128). */
 #include "kernels_launch.cuh"
 
-cudaError_t qgc_launch_q2g128(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem, cudaStream_t s) {
-  return qgc::launch_fmt<QGC_Q2G128>(mode, p, grid, smem, s);
-}
-
-cudaError_t qgc_prepare_q2g128(size_t smem_optin) { return qgc::prepare_fmt<QGC_Q2G128>(smem_optin); }
+QGC_INSTANTIATE(QG_LAYOUT_Q2_G128);

@@ -57,19 +57,28 @@ void qgc_repack_q2_row(int64_t k, int32_t group, const uint8_t *src, uint8_t *tm
   }
 }
 
+void qgc_layout_shape(qgc_layout *L, const qgemv_weight_desc *d, qg_layout_id id) {
+  L->id = id;
+  L->n = d->n;
+  L->k = d->k;
+  L->group = d->group;
+  L->row_bytes = qgc_row_bytes(id, d->k);
+  /* The core bounded n * k already (the host data exists); these fit. */
+  L->bytes = (size_t)d->n * ((size_t)L->row_bytes + (size_t)(d->k / d->group) * (size_t)qgc_scale_size(id));
+}
 
-void qgc_repack_rows(const qgemv_weight_desc *d, int32_t group, int64_t r0, int64_t rows, uint8_t *codes,
+void qgc_repack_rows(const qgemv_weight_desc *d, qg_layout_id f, int64_t r0, int64_t rows, uint8_t *codes,
                      char *scales, uint8_t *tmp, uint16_t *row_scales) {
-  const enum qgc_fmt f = d->format == QGEMV_NF4 ? QGC_NF4 : group == 64 ? QGC_Q2G64 : QGC_Q2G128;
-  const int64_t k = d->k, row_bytes = f == QGC_NF4 ? k / 2 : k / 4;
-  const int64_t scales_per_row = f == QGC_NF4 ? k / 64 : k / group;
-  const size_t src_row = f == QGC_NF4 ? (size_t)(k / 2) : (size_t)(k / group) * (2 + (size_t)group / 4);
-  const size_t ss = (size_t)qgc_scale_size(f), spseg = (size_t)qgc_seg_scales(f);
+  const int32_t group = d->group;
+  const int64_t k = d->k, row_bytes = qgc_row_bytes(f, k);
+  const int64_t scales_per_row = k / group;
+  const size_t src_row = f == QG_LAYOUT_NF4 ? (size_t)(k / 2) : (size_t)(k / group) * (2 + (size_t)group / 4);
+  const size_t ss = (size_t)qgc_scale_size(f), spseg = (size_t)qgc_seg_scales(f, group);
   const int64_t nfull = k / qgc_seg_k(f), tail = scales_per_row - nfull * (int64_t)spseg;
   for (int64_t r = 0; r < rows; r++) {
     const uint8_t *src = (const uint8_t *)d->data + (size_t)(r0 + r) * src_row;
     const char *rs; /* this row's scales in packed order */
-    if (f == QGC_NF4) {
+    if (f == QG_LAYOUT_NF4) {
       qgc_repack_nf4_row(k, src, codes + (size_t)r * (size_t)row_bytes);
       rs = (const char *)(d->scales + (size_t)(r0 + r) * (size_t)scales_per_row);
     } else {

@@ -18,24 +18,21 @@ static void layout_free(qgc_layout *L) {
   delete L;
 }
 
-extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *desc, void **out,
+extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, void **out,
                                           size_t *resident) {
   qgc_state *st = static_cast<qgc_state *>(state);
+  if (!qgc_has_kernels(id))
+    return qgc_fail(QGEMV_ERR_UNSUPPORTED, "the CUDA module has no kernels for this weight's layout (id %d, group %d)",
+                    (int)id, (int)desc->group);
   DeviceGuard guard(st->device);
   qgc_layout *L = new (std::nothrow) qgc_layout();
   if (L == nullptr) return qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory");
   const int64_t n = desc->n, k = desc->k;
-  L->fmt = desc->format == QGEMV_NF4 ? QGC_NF4 : desc->group == 64 ? QGC_Q2G64 : QGC_Q2G128;
-  L->n = n;
-  L->k = k;
-  L->group = desc->format == QGEMV_NF4 ? 64 : desc->group;
-  L->row_bytes = desc->format == QGEMV_NF4 ? k / 2 : k / 4;
-  const int ss = qgc_scale_size(L->fmt);
-  const int64_t scales_per_row = desc->format == QGEMV_NF4 ? k / 64 : k / L->group;
+  qgc_layout_shape(L, desc, id);
+  const int ss = qgc_scale_size(L->id);
+  const int64_t scales_per_row = k / L->group;
   const size_t code_bytes = (size_t)n * (size_t)L->row_bytes;
-  const size_t scale_bytes = (size_t)n * (size_t)scales_per_row * (size_t)ss;
-  /* The core bounded n * k already (the host data exists); these fit. */
-  L->bytes = code_bytes + scale_bytes;
+  const size_t scale_bytes = L->bytes - code_bytes;
 
   cudaError_t e = cudaMalloc(&L->dev, L->bytes);
   if (e != cudaSuccess) {
@@ -55,8 +52,8 @@ extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *
   int64_t chunk = (int64_t)(kChunkBytes / per_row);
   if (chunk < 1) chunk = 1;
   if (chunk > n) chunk = n;
-  const int spseg = qgc_seg_scales(L->fmt);
-  const int64_t nfull = k / qgc_seg_k(L->fmt), tail_scales = scales_per_row - nfull * spseg;
+  const int spseg = qgc_seg_scales(L->id, L->group);
+  const int64_t nfull = k / qgc_seg_k(L->id), tail_scales = scales_per_row - nfull * spseg;
   uint8_t *codes = static_cast<uint8_t *>(malloc((size_t)chunk * (size_t)L->row_bytes));
   char *scales = static_cast<char *>(malloc((size_t)chunk * (size_t)scales_per_row * (size_t)ss));
   uint8_t *tmp = static_cast<uint8_t *>(malloc((size_t)L->row_bytes));
@@ -69,7 +66,7 @@ extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *
     const int64_t rows = r0 + chunk <= n ? chunk : n - r0;
     /* codes of the rows, and their scales as a [segment][rows] + tail
      * image that goes to the segment-major slices below */
-    qgc_repack_rows(desc, L->group, r0, rows, codes, scales, tmp, row_scales);
+    qgc_repack_rows(desc, L->id, r0, rows, codes, scales, tmp, row_scales);
     e = cudaMemcpyAsync(static_cast<char *>(L->dev) + (size_t)r0 * (size_t)L->row_bytes, codes,
                         (size_t)rows * (size_t)L->row_bytes, cudaMemcpyHostToDevice, stream);
     if (e == cudaSuccess && nfull) /* one slice per segment: a 2D copy */

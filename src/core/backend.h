@@ -11,6 +11,7 @@
 #ifndef QGEMV_BACKEND_H
 #define QGEMV_BACKEND_H
 
+#include "layouts.h"
 #include "qgemv.h"
 
 #ifdef __cplusplus
@@ -49,9 +50,8 @@ typedef struct qg_module {
 /* One matvec, already validated: y[m, n] = norm(x)[m, k] . W^T. */
 typedef struct qg_matvec_args {
   const void *layout;     /* what weight_upload returned */
-  qgemv_format format;
+  qg_layout_id layout_id; /* the weight's (format, group) */
   int64_t n, k, m;
-  int32_t group;          /* 64 or 128 (NF4: 64) */
   const void *x;          /* backend memory, [m, k] of x_dtype */
   qgemv_dtype x_dtype;
   void *y;                /* backend memory, [m, n] of y_dtype */
@@ -84,8 +84,10 @@ typedef struct qg_backend {
   qgemv_status (*copy_in)(void *state, void *dst, const void *host_src, size_t bytes);
   qgemv_status (*copy_out)(void *state, void *host_dst, const void *src, size_t bytes);
 
-  /* desc is validated (shapes and finite scales). */
-  qgemv_status (*weight_upload)(void *state, const qgemv_weight_desc *desc, void **layout,
+  /* desc is validated (shapes and finite scales; group set, NF4 64) and
+   * is of layout id. A backend with no kernels for a layout refuses it
+   * with UNSUPPORTED. */
+  qgemv_status (*weight_upload)(void *state, const qgemv_weight_desc *desc, qg_layout_id id, void **layout,
                                 size_t *resident_bytes);
   void (*weight_free)(void *state, void *layout);
 

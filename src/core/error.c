@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static _Thread_local char last_error[1024];
 
@@ -28,6 +29,11 @@ qgemv_status qg_fail(qgemv_status s, const char *fmt, ...) {
   vsnprintf(last_error, sizeof last_error, fmt, ap);
   va_end(ap);
   return s;
+}
+
+void qg_choices_add(char *buf, size_t size, int i, int count, const char *item) {
+  size_t used = strlen(buf);
+  if (used < size) snprintf(buf + used, size - used, "%s%s", i == 0 ? "" : i == count - 1 ? " or " : ", ", item);
 }
 
 qgemv_status qg_fail_detail(qgemv_status s, const char *prefix, const char *detail) {

@@ -32,7 +32,7 @@ qgemv_status qgemv_matvec(qgemv_ctx *ctx, const qgemv_weight *w, const qgemv_ten
   if (x == y || overlaps(x, y))
     return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_matvec: y overlaps x in memory: the output must not alias the input");
   qg_matvec_args a = {
-      .layout = w->layout, .format = w->format, .n = w->n, .k = w->k, .m = x->rows, .group = w->group,
+      .layout = w->layout, .layout_id = w->layout_id, .n = w->n, .k = w->k, .m = x->rows,
       .x = x->ptr, .x_dtype = x->dtype, .y = y->ptr, .y_dtype = y->dtype, .gamma = NULL,
       .gamma_dtype = QGEMV_F32, .eps = 0.0f,
   };

@@ -38,9 +38,8 @@ struct qgemv_weight {
   uint32_t magic;
   qg_node node;
   qgemv_ctx *ctx;
-  qgemv_format format;
+  qg_layout_id layout_id;
   int64_t n, k;
-  int32_t group;
   void *layout;
   size_t resident_bytes;
 };

@@ -3,12 +3,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "convert.h"
 #include "error.h"
 #include "formats.h"
 
 double qg_load_elem(qgemv_dtype t, const void *p, size_t i) {
   if (t == QGEMV_F32) return ((const float *)p)[i];
-  return qgemv_bf16_to_f32(((const uint16_t *)p)[i]);
+  return qg_bf16_to_f32(((const uint16_t *)p)[i]);
 }
 
 void qg_ref_normalize(int64_t m, int64_t k, qgemv_dtype x_dtype, const void *x,
@@ -31,11 +32,12 @@ void qg_ref_normalize(int64_t m, int64_t k, qgemv_dtype x_dtype, const void *x,
   }
 }
 
-double qg_ref_dot(const qgemv_weight_desc *w, int32_t group, int64_t i, const double *xr, double *bound) {
+double qg_ref_dot(const qgemv_weight_desc *w, qg_layout_id id, int64_t i, const double *xr, double *bound) {
+  const int32_t group = qg_layouts[id].group;
   int64_t per_row = w->k / group;
-  double wv[128], acc = 0.0, sq = 0.0;
+  double wv[QG_BLOCK_MAX], acc = 0.0, sq = 0.0;
   for (int64_t b = 0; b < per_row; b++) {
-    qg_decode_block_f64(w, group, i, b, wv);
+    qg_decode_block_f64(w, id, i, b, wv);
     for (int32_t j = 0; j < group; j++) {
       double p = wv[j] * xr[b * group + j];
       acc += p;
@@ -49,8 +51,8 @@ double qg_ref_dot(const qgemv_weight_desc *w, int32_t group, int64_t i, const do
 qgemv_status qgemv_reference_matvec(const qgemv_weight_desc *w, int64_t m, qgemv_dtype x_dtype,
                                     const void *x, qgemv_dtype gamma_dtype, const void *gamma,
                                     float eps, double *y, double *bound) {
-  int32_t g;
-  qgemv_status s = qg_check_desc(w, &g);
+  qg_shape sh;
+  qgemv_status s = qg_check_desc(w, &sh);
   if (s != QGEMV_OK) return s;
   size_t xcount, ycount;
   if (m <= 0) return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_reference_matvec: m=%lld must be >= 1", (long long)m);
@@ -69,7 +71,7 @@ qgemv_status qgemv_reference_matvec(const qgemv_weight_desc *w, int64_t m, qgemv
   for (int64_t i = 0; i < w->n; i++)
     for (int64_t r = 0; r < m; r++) {
       size_t at = (size_t)r * (size_t)w->n + (size_t)i;
-      y[at] = qg_ref_dot(w, g, i, xn + (size_t)r * (size_t)w->k, bound ? &bound[at] : NULL);
+      y[at] = qg_ref_dot(w, sh.id, i, xn + (size_t)r * (size_t)w->k, bound ? &bound[at] : NULL);
     }
   free(xn);
   return QGEMV_OK;

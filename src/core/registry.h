@@ -18,5 +18,8 @@ const qg_backend *qg_backend_auto(void);
 
 /* The built-in CPU backend (src/backend-cpu). */
 const qg_backend *qg_cpu_backend(void);
+/* Its ISA levels (levels.c): how many, and level `index` (in range). */
+int qg_cpu_level_total(void);
+void qg_cpu_level_describe(int index, qgemv_cpu_level_info *out);
 
 #endif

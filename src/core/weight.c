@@ -18,24 +18,23 @@ qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_desc *desc, 
   *out = NULL;
   qgemv_status s = qg_check_ctx(ctx, "qgemv_weight_upload");
   if (s != QGEMV_OK) return s;
-  int32_t group;
-  s = qg_check_desc(desc, &group);
+  qg_shape sh;
+  s = qg_check_desc(desc, &sh);
   if (s != QGEMV_OK) return s;
   qgemv_weight *w = calloc(1, sizeof *w);
   if (w == NULL) return qg_fail(QGEMV_ERR_NO_MEMORY, "qgemv_weight_upload: out of host memory");
   qgemv_weight_desc d = *desc;
-  d.group = group;
-  s = ctx->be->weight_upload(ctx->state, &d, &w->layout, &w->resident_bytes);
+  d.group = qg_layouts[sh.id].group;
+  s = ctx->be->weight_upload(ctx->state, &d, sh.id, &w->layout, &w->resident_bytes);
   if (s != QGEMV_OK) {
     free(w);
     return qg_backend_fail(ctx->be, s, "qgemv_weight_upload");
   }
   w->magic = QG_MAGIC_WEIGHT;
   w->ctx = ctx;
-  w->format = d.format;
+  w->layout_id = sh.id;
   w->n = d.n;
   w->k = d.k;
-  w->group = group;
   qg_list_add(ctx, &w->node);
   *out = w;
   return QGEMV_OK;

@@ -1,0 +1,18 @@
+# The built-in CPU backend, part of libqgemv (src/core/local.mk).
+# Each x86 level file carries __attribute__((target)) on its functions and
+# compiles to its name only off x86-64; level_neon.c likewise off AArch64;
+# so the list is the same for every architecture and needs no configure
+# check.
+libqgemv_la_SOURCES += \
+	src/backend-cpu/cpu.h \
+	src/backend-cpu/cpu_backend.c \
+	src/backend-cpu/cpu_detect.c \
+	src/backend-cpu/cpu_normalize.c \
+	src/backend-cpu/cpu_threads.c src/backend-cpu/cpu_threads.h \
+	src/backend-cpu/kernel_tmpl.h \
+	src/backend-cpu/levels.c \
+	src/backend-cpu/level_ref.c \
+	src/backend-cpu/level_scalar.c \
+	src/backend-cpu/level_avx2.c \
+	src/backend-cpu/level_avx512.c \
+	src/backend-cpu/level_neon.c
