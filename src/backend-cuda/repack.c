@@ -22,24 +22,22 @@ void qgc_layout_shape(qgc_layout *L, const qgemv_weight_desc *d, qg_layout_id id
              (size_t)(d->n % QGC_TILE_ROWS) * qgc_packed_row_bytes(d->format, d->k, d->group);
 }
 
-/* The packed byte holding codes k .. k+3 of a Q2_0 row (k % 4 == 0). */
-static uint8_t q2_byte(const uint8_t *row, int32_t group, int64_t k) {
-  return row[(k / group) * (2 + group / 4) + 2 + (k % group) / 4];
+/* A packed Q2_0 byte (codes j = 0..3 at bits 2j) spread into the word's
+ * pairs of its step s = 0: pair i = j / 2 at bit 2i (j even) or 16 + 2i
+ * (j odd); step s is that << 4s. */
+static uint32_t q2_spread(uint32_t byte) {
+  const uint32_t c0 = byte & 3u, c1 = (byte >> 2) & 3u, c2 = (byte >> 4) & 3u, c3 = (byte >> 6) & 3u;
+  return (c0 | c2 << 2) | (c1 | c3 << 2) << 16;
 }
 
 /* Q2_0 word of (64-block blk, lane t) of a row: codes of k = 64 blk + 16 t
  * + 4 s + j (s, j = 0..3), pair i = 2 s + j / 2 at bit 2 i (j even) or
- * 16 + 2 i (j odd). */
+ * 16 + 2 i (j odd). The 16 codes are 4 consecutive packed bytes of one
+ * group. */
 static uint32_t q2_word(const uint8_t *row, int32_t group, int64_t blk, int t) {
-  uint32_t w = 0;
-  for (int s = 0; s < 4; s++) {
-    const uint32_t byte = q2_byte(row, group, 64 * blk + 16 * t + 4 * s);
-    for (int j = 0; j < 4; j++) {
-      const int i = 2 * s + j / 2;
-      w |= ((byte >> (2 * j)) & 3u) << ((j & 1) ? 16 + 2 * i : 2 * i);
-    }
-  }
-  return w;
+  const int64_t k0 = 64 * blk + 16 * t;
+  const uint8_t *b = row + (k0 / group) * (2 + group / 4) + 2 + (k0 % group) / 4;
+  return q2_spread(b[0]) | q2_spread(b[1]) << 4 | q2_spread(b[2]) << 8 | q2_spread(b[3]) << 12;
 }
 
 /* The codes of chunk c (its `blocks` 64-blocks) of the tile whose first row
