@@ -225,7 +225,8 @@ struct WarpCtx {
   template <bool TAIL>
   __device__ __forceinline__ void chunk(const Params &p, const View<L, TAIL> &v, int64_t kc0, int beb0) {
     constexpr int EU = !F::kNF4 && QB == 1 ? 2 : 1;
-#pragma unroll 1
+    constexpr int UNROLL = !F::kNF4 && NG == 1 ? 2 : 1; /* Q2_0 m <= 8: its decode is issue-bound */
+#pragma unroll UNROLL
     for (int e0 = 0; e0 < NEB; e0 += EU) {
 QGC_UNROLL
       for (int e1 = 0; e1 < EU; ++e1) {
