@@ -106,13 +106,15 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng);
   const int ncols = pl->rows * spl, T0 = Lw->ntiles >= 4 * (int64_t)d.sms ? tmax : 1;
 
-  /* Candidates in order of preference (bench/NOTES.md v4): B per warp for
-   * bf16 x batched and always for Q2_0's direct mode (B is x as stored);
-   * B per CTA for one activation row, and in phases for batched f32. */
+  /* Candidates in order of preference (bench/NOTES.md v4): B per CTA for
+   * one activation row (B per warp re-reads x from L1 inside the block
+   * loop, whose latency the loop, not unrolled, no longer hides: Q2_0
+   * direct 60 us against 43 us with B per CTA at 28672 x 8192, run 2), in
+   * phases for batched f32; B per warp for batched bf16 x. */
   qgc_cand c[8];
   int nc = 0;
   const bool one = a->m == 1;
-  if (xm == kDirect || (xm == kS1 && !one)) {
+  if ((xm == kDirect || xm == kS1) && !one) {
     c[nc++] = {T0, 0, 0};
     c[nc++] = {1, 0, 0};
   } else if (one) {
