@@ -6,7 +6,12 @@
  * 8, 9, 33, k = 65536, n = 131072), checked under the accuracy contract with
  * poisoned outputs and a guard region after every output on the device;
  * batched rows bit-identical to m = 1; runs bit-identical; a caller's stream;
- * misaligned activations; NO_MEMORY that leaves the context usable.
+ * misaligned activations; NO_MEMORY that leaves the context usable; the
+ * kernel lab's contract cases (a large activation on the zero code; rows of
+ * one repeated code against all-positive x up to k = 65536, where an NF4
+ * table held in one fp16 term fails); chains of matvecs that each read
+ * the previous output (programmatic dependent launch), bit-identical to the
+ * chain run one call at a time, also captured in a CUDA graph.
  *
  * Where no CUDA device is usable the suite exits 77 (SKIP) saying why; the
  * probe runs in this process and CUDA does not survive fork, so the suite
@@ -332,6 +337,213 @@ START_TEST(test_no_memory) {
 }
 END_TEST
 
+/* A weight of format fi whose codes and scales are set directly (the
+ * quantizer would not make these rows): random codes and positive scales;
+ * ADVERSARIAL: rows r % 4 == 3 hold the zero code (NF4 7, Q2_0 1) at
+ * adv_pos(b) of every 64-block b, where adversarial_x puts its one large
+ * value; CORRELATED: rows r < n / 2 hold one code over all of k (NF4 r %
+ * 16, Q2_0 r % 4). */
+enum { ADVERSARIAL, CORRELATED };
+static int adv_pos(int64_t b) { return (int)((b * 37 + 11) % 64); }
+
+static void set_code(const qgemv_format_info *f, uint8_t *row, int64_t kk, int code) {
+  if (f->format == QGEMV_NF4) {
+    uint8_t *b = &row[kk / 2];
+    *b = (kk & 1) ? (uint8_t)((*b & 0x0f) | (code << 4)) : (uint8_t)((*b & 0xf0) | code);
+  } else {
+    const int64_t j = kk % f->group;
+    uint8_t *b = &row[(kk / f->group) * (2 + f->group / 4) + 2 + j / 4];
+    *b = (uint8_t)((*b & ~(3 << (2 * (j % 4)))) | (code << (2 * (j % 4))));
+  }
+}
+
+static qgemv_weight_desc coded_weight(int fi, int64_t n, int64_t k, int kind, uint64_t seed) {
+  const qgemv_format_info f = tu_format(fi);
+  rng r = {seed};
+  const size_t bytes = qgemv_data_bytes(f.format, n, k, f.group), ns = qgemv_scale_count(f.format, n, k, f.group);
+  uint8_t *data = malloc(bytes);
+  float *scales = ns ? malloc(ns * sizeof(float)) : NULL;
+  ck_assert_ptr_nonnull(data);
+  for (size_t i = 0; i < bytes; i++) data[i] = (uint8_t)(rng_next(&r) >> 24);
+  for (size_t i = 0; i < ns; i++) scales[i] = (float)(0.01 + 0.02 * rng_uniform(&r));
+  const size_t row_bytes = bytes / (size_t)n;
+  for (int64_t row = 0; row < n; row++) {
+    uint8_t *rp = data + (size_t)row * row_bytes;
+    if (f.format != QGEMV_NF4) /* fp16 d of every block, in (0.01, 0.03) */
+      for (int64_t b = 0; b < k / f.group; b++) {
+        const uint16_t d = qgemv_f32_to_f16((float)(0.01 + 0.02 * rng_uniform(&r)));
+        rp[b * (2 + f.group / 4)] = (uint8_t)d;
+        rp[b * (2 + f.group / 4) + 1] = (uint8_t)(d >> 8);
+      }
+    for (int64_t kk = 0; kk < k; kk++) {
+      if (kind == ADVERSARIAL && row % 4 == 3 && kk % 64 == adv_pos(kk / 64))
+        set_code(&f, rp, kk, f.format == QGEMV_NF4 ? 7 : 1);
+      if (kind == CORRELATED && row < n / 2) set_code(&f, rp, kk, (int)(row % (f.format == QGEMV_NF4 ? 16 : 4)));
+    }
+  }
+  return (qgemv_weight_desc){.format = f.format, .n = n, .k = k, .group = f.group, .data = data, .scales = scales};
+}
+
+/* m rows of k activations: one value of magnitude 2^12..2^13 per 64-block
+ * (at adv_pos), three exact zeros after it, the rest 2^-12..2^-11, random
+ * signs (ADVERSARIAL); or uniform in [0.5, 1.5) (CORRELATED). */
+static float *pattern_x(int64_t m, int64_t k, int kind, uint64_t seed) {
+  rng r = {seed};
+  float *x = malloc((size_t)(m * k) * sizeof(float));
+  ck_assert_ptr_nonnull(x);
+  for (int64_t i = 0; i < m * k; i++) {
+    const int64_t kk = i % k, j = kk % 64, p = adv_pos(kk / 64);
+    const double sign = (rng_next(&r) & 1) ? -1.0 : 1.0, mag = 1.0 + rng_uniform(&r);
+    if (kind == CORRELATED)
+      x[i] = (float)(0.5 + rng_uniform(&r));
+    else if (j == p)
+      x[i] = (float)(sign * 4096.0 * mag);
+    else
+      x[i] = (j - p + 64) % 64 <= 3 ? 0.0f : (float)(sign * mag / 4096.0);
+  }
+  return x;
+}
+
+/* The pattern's weight and x through every dtype pair under the contract. */
+static void run_pattern(int fi, int64_t n, int64_t k, int64_t m, int kind) {
+  qgemv_weight_desc d = coded_weight(fi, n, k, kind, 4000 + (uint64_t)(fi * 7 + kind));
+  qgemv_weight *w;
+  CHECK_OK(qgemv_weight_upload(ctx, &d, &w));
+  float *xf = pattern_x(m, k, kind, 5000 + (uint64_t)kind);
+  for (int xt = 0; xt < 2; xt++)
+    for (int yt = 0; yt < 2; yt++) {
+      void *xh = tu_convert(xf, (size_t)(m * k), (qgemv_dtype)xt);
+      qgemv_tensor *x = tensor_from((qgemv_dtype)xt, m, k, xh);
+      tu_guarded y = run_guarded(w, x, NULL, (qgemv_dtype)yt, m, n);
+      char where[256];
+      const double worst = tu_check_contract(&d, m, (qgemv_dtype)xt, xh, QGEMV_F32, NULL, 1e-5f, (qgemv_dtype)yt,
+                                             y.mem, where, sizeof where);
+      ck_assert_msg(worst <= 1.0, "%s %s %lldx%lld x=%s y=%s: worst error %.3g of the bound at %s", tu_format(fi).name,
+                    kind == ADVERSARIAL ? "adversarial" : "correlated", (long long)n, (long long)k, dt((qgemv_dtype)xt),
+                    dt((qgemv_dtype)yt), worst, where);
+      tu_guarded_free(&y);
+      qgemv_tensor_free(x);
+      free(xh);
+    }
+  free(xf);
+  qgemv_weight_free(w);
+  free((void *)d.data);
+  free((void *)d.scales);
+}
+
+/* A large activation on a zero weight, so that R is made of the tiny
+ * elements alone (within the fp16 staging's range: 2^25 of each block's
+ * largest). */
+START_TEST(test_adversarial_rows) { run_pattern(_i, quick ? 64 : 515, tu_whole_blocks(_i, 4160), 3, ADVERSARIAL); }
+END_TEST
+
+/* Rows of one repeated code against all-positive x: the table's rounding
+ * errors add up over k (an fp16 NF4 table is 27x the bound at k = 8192,
+ * 77x at 65536). */
+START_TEST(test_correlated_rows) {
+  static const int64_t ks[] = {8192, 65536};
+  for (int i = 0; i < 2; i++) run_pattern(_i, quick ? 64 : (i ? 512 : 2048), ks[i], quick ? 1 : 2, CORRELATED);
+}
+END_TEST
+
+/* A chain of square matvecs, x(i + 1) = y(i), ping-pong tensors, queued
+ * back to back (the next launch may start before the previous ends:
+ * programmatic dependent launch), against the same chain with a sync
+ * after every call: bit-identical. With RMSNorm the values stay in range.
+ * Then the back-to-back chain captured in a CUDA graph on a caller's
+ * stream and replayed: bit-identical too. */
+static void run_chain(qgemv_weight *w, qgemv_tensor *const pp[2], qgemv_tensor *g, const void *x0, size_t bytes,
+                      int steps, bool sync_each, void *out) {
+  qgemv_rmsnorm norm = {.gamma = g, .eps = 1e-5f};
+  CHECK_OK(qgemv_tensor_write(pp[0], x0, bytes));
+  for (int i = 0; i < steps; i++) {
+    CHECK_OK(qgemv_matvec(ctx, w, pp[i % 2], pp[(i + 1) % 2], g ? &norm : NULL));
+    if (sync_each) CHECK_OK(qgemv_sync(ctx));
+  }
+  CHECK_OK(qgemv_sync(ctx));
+  CHECK_OK(qgemv_tensor_read(pp[steps % 2], out, bytes));
+}
+
+static void *cuda_driver(const char *name, const char *alt);
+
+START_TEST(test_pdl_chain) {
+  const int fi = _i, steps = 8;
+  const int64_t n = tu_whole_blocks(fi, 4096), m = 3;
+  int (*begin)(void *, int) = cuda_driver("cuStreamBeginCapture_v2", "cuStreamBeginCapture");
+  int (*end)(void *, void **) = cuda_driver("cuStreamEndCapture", NULL);
+  int (*inst)(void **, void *, unsigned long long) = cuda_driver("cuGraphInstantiateWithFlags", NULL);
+  int (*launch)(void *, void *) = cuda_driver("cuGraphLaunch", NULL);
+  int (*ssync)(void *) = cuda_driver("cuStreamSynchronize", NULL);
+  int (*exec_destroy)(void *) = cuda_driver("cuGraphExecDestroy", NULL);
+  int (*graph_destroy)(void *) = cuda_driver("cuGraphDestroy", NULL);
+  int (*screate)(void **, unsigned) = cuda_driver("cuStreamCreate", NULL);
+  int (*sdestroy)(void *) = cuda_driver("cuStreamDestroy_v2", "cuStreamDestroy");
+  int (*retain)(void **, int) = cuda_driver("cuDevicePrimaryCtxRetain", NULL);
+  int (*release)(int) = cuda_driver("cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
+  int (*push)(void *) = cuda_driver("cuCtxPushCurrent_v2", "cuCtxPushCurrent");
+  int (*pop)(void **) = cuda_driver("cuCtxPopCurrent_v2", "cuCtxPopCurrent");
+  ck_assert_msg(begin && end && inst && launch && ssync && exec_destroy && graph_destroy && screate && sdestroy &&
+                    retain && release && push && pop,
+                "libcuda.so.1 lacks the graph API");
+  for (int xt = 0; xt < 2; xt++)
+    for (int norm = 0; norm < 2; norm++) {
+      problem p;
+      problem_make(&p, 60 + (uint64_t)(2 * xt + norm), DIST_NORMAL, fi, n, n, m, (qgemv_dtype)xt, norm, QGEMV_F32);
+      const size_t bytes = (size_t)(m * n) * tu_dtype_size(p.xt);
+      qgemv_tensor *pp[2];
+      CHECK_OK(qgemv_tensor_new(ctx, p.xt, m, n, &pp[0]));
+      CHECK_OK(qgemv_tensor_new(ctx, p.xt, m, n, &pp[1]));
+      const int nsteps = norm ? steps : 2; /* without the norm, values grow */
+      unsigned char *serial = malloc(bytes), *chained = malloc(bytes), *graphed = malloc(bytes);
+      ck_assert_ptr_nonnull(serial);
+      ck_assert_ptr_nonnull(chained);
+      ck_assert_ptr_nonnull(graphed);
+      run_chain(p.w, pp, p.g, p.xh, bytes, nsteps, true, serial);
+      run_chain(p.w, pp, p.g, p.xh, bytes, nsteps, false, chained);
+      ck_assert_msg(memcmp(serial, chained, bytes) == 0, "%s: the back-to-back chain differs (x %s, norm %d)",
+                    tu_format(fi).name, dt(p.xt), norm);
+      /* the same chain captured in a graph on a caller's stream */
+      int dev;
+      void *pctx, *stream, *graph, *exec, *popped;
+      dev = qgemv_ctx_device(ctx);
+      ck_assert_int_eq(retain(&pctx, dev), 0);
+      ck_assert_int_eq(push(pctx), 0);
+      ck_assert_int_eq(screate(&stream, 1 /* non-blocking */), 0);
+      pop(&popped);
+      CHECK_OK(qgemv_tensor_write(pp[0], p.xh, bytes));
+      CHECK_OK(qgemv_set_stream(ctx, stream));
+      push(pctx);
+      ck_assert_int_eq(begin(stream, 2 /* relaxed */), 0);
+      pop(&popped);
+      qgemv_rmsnorm rn = {.gamma = p.g, .eps = 1e-5f};
+      for (int i = 0; i < nsteps; i++)
+        CHECK_OK(qgemv_matvec(ctx, p.w, pp[i % 2], pp[(i + 1) % 2], norm ? &rn : NULL));
+      push(pctx);
+      ck_assert_int_eq(end(stream, &graph), 0);
+      ck_assert_int_eq(inst(&exec, graph, 0), 0);
+      ck_assert_int_eq(launch(exec, stream), 0);
+      ck_assert_int_eq(ssync(stream), 0);
+      pop(&popped);
+      CHECK_OK(qgemv_set_stream(ctx, NULL));
+      CHECK_OK(qgemv_tensor_read(pp[nsteps % 2], graphed, bytes));
+      ck_assert_msg(memcmp(serial, graphed, bytes) == 0, "%s: the chain in a CUDA graph differs (x %s, norm %d)",
+                    tu_format(fi).name, dt(p.xt), norm);
+      push(pctx);
+      exec_destroy(exec);
+      graph_destroy(graph);
+      sdestroy(stream);
+      pop(&popped);
+      release(dev);
+      free(serial);
+      free(chained);
+      free(graphed);
+      qgemv_tensor_free(pp[0]);
+      qgemv_tensor_free(pp[1]);
+      problem_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(test_device_facts) {
   qgemv_device_info info;
   CHECK_OK(qgemv_ctx_info(ctx, &info));
@@ -379,6 +591,9 @@ int main(void) {
   tcase_add_loop_test(tc, test_large_shapes, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_misaligned_inputs, 0, qgemv_format_count());
   tcase_add_test(tc, test_user_stream);
+  tcase_add_loop_test(tc, test_adversarial_rows, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_correlated_rows, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_pdl_chain, 0, qgemv_format_count());
   tcase_add_test(tc, test_no_memory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -1,12 +1,16 @@
 /* The CUDA module's data paths, emulated on the CPU (no GPU needed): the
- * resident layout (repack.c), the plan (matvec_plan.h) and the kernel's
- * per-lane helpers (load_seg, the A decode, the B staging, the scale
- * accumulation, compiled for the host) driven in the kernel's order, with
- * the tensor-core mma emulated from the PTX fragment layout. Checked
- * against the oracle under the accuracy contract for every format, operand
- * mode, dtype, RMSNorm, tails, m and geometry (k-slices). The GPU suite
- * (test_cuda_backend) then checks the real instructions. QGEMV_TEST_QUICK=1
- * trims the shapes. */
+ * resident layout (repack.c: tile-chunk stream, short last chunks, the
+ * packed tail rows), the plan (matvec_plan.h) on an H200-like device and on
+ * GB10's limits, and the kernel's dataflow driven in its order: the bulk
+ * copies into ring slots (bytes past a copy poisoned), the slot views,
+ * the A decode (NF4 two-term table, Q2_0 bf16), the B staging per CTA (in
+ * phases) or per warp, the tensor-core mma emulated from the PTX fragment
+ * layout, the scale accumulation and the slice combine; the tail rows as
+ * the tail kernel sums them. Checked against the oracle under the accuracy
+ * contract for every format, activation mode, dtype, RMSNorm, tail, m and
+ * k-split; batched rows bit-identical to m = 1; resident bytes equal to the
+ * packed size. The GPU suite (test_cuda_backend) then checks the real
+ * instructions. QGEMV_TEST_QUICK=1 trims the shapes. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,6 +29,11 @@ using namespace qgc;
 namespace {
 
 bool quick; /* QGEMV_TEST_QUICK=1 (valgrind runs): fewer shapes */
+int phased_launches; /* emulated launches that staged B in phases */
+
+/* An H200 (132 SMs, 227 KB per block) and GB10's limits (48 SMs, 99 KB). */
+const qgc_device_facts kH200 = {132, 232448, 233472, true};
+const qgc_device_facts kGB10 = {48, 101376, 102400, true};
 
 /* The resident image of a weight in host memory. */
 struct HostLayout {
@@ -32,36 +41,40 @@ struct HostLayout {
   std::vector<uint8_t> mem;
 };
 
-/* d: a weight of layout id with its group set, as the core passes it. */
 void make_layout(const qgemv_weight_desc &d, qg_layout_id id, HostLayout &h) {
   qgc_layout &L = h.L;
   L = qgc_layout();
   qgc_layout_shape(&L, &d, id);
-  const size_t code_bytes = (size_t)d.n * (size_t)L.row_bytes;
-  h.mem.assign(L.bytes, 0xee);
-  std::vector<uint8_t> tmp((size_t)L.row_bytes);
-  std::vector<uint16_t> rs((size_t)(d.k / d.group));
-  qgc_repack_rows(&d, id, 0, d.n, h.mem.data(), reinterpret_cast<char *>(h.mem.data() + code_bytes), tmp.data(),
-                  rs.data());
+  ck_assert_msg(L.bytes == qgc_packed_row_bytes(d.format, d.k, d.group) * (size_t)d.n,
+                "resident %zu bytes, packed %zu", L.bytes, qgc_packed_row_bytes(d.format, d.k, d.group) * (size_t)d.n);
+  h.mem.assign(L.bytes + 64, 0xee);
+  const size_t tb = (size_t)L.ntiles * (size_t)L.tile_bytes;
+  /* two calls, as the upload does in pieces */
+  const int64_t half = L.ntiles / 2;
+  qgc_repack_tiles(&L, &d, 0, half, h.mem.data());
+  qgc_repack_tiles(&L, &d, half, L.ntiles - half, h.mem.data() + (size_t)half * (size_t)L.tile_bytes);
+  if (L.bytes > tb) qgc_repack_tail(&L, &d, h.mem.data() + tb);
+  for (size_t i = L.bytes; i < h.mem.size(); i++) ck_assert_msg(h.mem[i] == 0xee, "repack wrote past the layout");
   L.dev = h.mem.data();
-  L.codes = h.mem.data();
-  L.scales = reinterpret_cast<const char *>(h.mem.data() + code_bytes);
+  L.tiles = h.mem.data();
+  L.tail = L.bytes > tb ? h.mem.data() + tb : nullptr;
 }
 
 /* One m16n8k16 mma over a warp: d += A B from the 32 lanes' fragments
- * (layout in kernels_util.cuh), products summed in double. */
-void mma_emul(bool bf16, const uint32_t (&a)[32][4], const uint32_t (&b)[32][8], int s, float (&d)[32][4]) {
+ * (kernels_ptx.cuh), products summed in double. */
+void mma_emul(bool bf16, const uint32_t (&a)[32][4], const uint32_t (*b0)[32], const uint32_t (*b1)[32],
+              float (&d)[32][4]) {
   float A[16][16], B[16][8];
   for (int l = 0; l < 32; l++) {
     const int g = l >> 2, t = l & 3;
     for (int h = 0; h < 2; h++) {
-      auto v = [&](uint32_t w) { return bf16 ? bf16_at(w, h) : f16_at(w, h); };
+      auto v = [&](uint32_t w) { return bf16 ? bf16_bits_f32(w >> (16 * h)) : half_bits_f32(w >> (16 * h)); };
       A[g][2 * t + h] = v(a[l][0]);
       A[g + 8][2 * t + h] = v(a[l][1]);
       A[g][2 * t + 8 + h] = v(a[l][2]);
       A[g + 8][2 * t + 8 + h] = v(a[l][3]);
-      B[2 * t + h][g] = v(b[l][2 * s]);
-      B[2 * t + 8 + h][g] = v(b[l][2 * s + 1]);
+      B[2 * t + h][g] = v((*b0)[l]);
+      B[2 * t + 8 + h][g] = v((*b1)[l]);
     }
   }
   for (int l = 0; l < 32; l++) {
@@ -75,157 +88,308 @@ void mma_emul(bool bf16, const uint32_t (&a)[32][4], const uint32_t (&b)[32][8],
   }
 }
 
-template <int FMT, bool DIRECT, int SPLITS>
-void emulate_launch(const MatvecParams &p, unsigned grid, size_t smem_bytes) {
-  constexpr int NG = 2; /* the kernel's NG = 1 runs group 0 alike */
-  constexpr int BPS = Fmt<FMT>::kBlocksPerSeg;
-  constexpr int U = kSegsPerWarp;
-  std::vector<char> smem_v(smem_bytes + 16);
-  char *smem = smem_v.data();
-  for (unsigned cta = 0; cta < grid; cta++) {
-    char *lut = smem;
-    char *bbuf = smem + smem_lut_bytes(FMT, DIRECT);
-    float *pbuf = reinterpret_cast<float *>(bbuf + (size_t)p.rb_per_round * p.ncols * kColStride);
-    const StageSrc src = {p.x, p.gamma, p.k, p.nblk64, p.rb_per_round, p.m_active, p.ncols,
-                          p.x_bf16, p.x_vec, p.g_bf16, p.g_vec};
-    if (!DIRECT) {
-      if (FMT == QG_LAYOUT_NF4)
-        for (int v = 0; v < 256; v++)
-          for (int l = 0; l < 32; l++) {
-            const uint32_t w = nf4_lut_entry(v);
-            memcpy(lut + v * 128 + l * 4, &w, 4);
-          }
-      for (int i = 0; i < p.rb_per_round * kPCols; i++) pbuf[i] = 0.0f;
+/* B of one lane, column group and 64-part: 8 words; 2^e of the lane's
+ * output columns. */
+struct LaneB {
+  uint32_t w[2][4][8]; /* [G][q][word] */
+  float p0[2], p1[2];
+};
+
+/* Everything the kernel's B staging makes for one (scale block of k,
+ * column): words per t and part, 2^e, the block sum of squares, as
+ * stage_range (and stage_b) compute it. */
+template <int L, int XM>
+void stage_block(const Params &p, int64_t eb, int col, uint32_t (&w)[4][4][8], float &pc, float &qsum) {
+  using F = Fmt<L>;
+  constexpr int QB = F::QB, SPL = xmode_splits(XM);
+  const XSrc src = {p.gamma, p.x_bf16 != 0, p.x_vec != 0, p.g_bf16 != 0, p.g_vec != 0};
+  float v[4][QB][16], amax[4], qb[4];
+  for (int t = 0; t < 4; t++) {
+    const int64_t e0 = eb * F::BK + 16 * t;
+    uint32_t tw[QB][8];
+    qb[t] = 0.0f;
+    amax[t] = 0.0f;
+    if (XM == kDirect) {
+      stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)col * p.k * 2, e0, src.x_vec, tw);
+      for (int q = 0; q < QB; q++) memcpy(w[t][q], tw[q], 32);
+      continue;
     }
-    std::vector<float> ss(DIRECT ? 1 : (size_t)p.m_active * p.rb_per_round * 4, 0.0f);
-    static float acc[kWarps][NG][32][4];
-    memset(acc, 0, sizeof acc);
-    for (int64_t round = 0; round < p.nrounds; round++) {
-      if (!DIRECT) { /* stage_round: 4 lanes per block agree on amax */
-        const int units = p.m_active * p.rb_per_round * 4;
-        for (int u0 = 0; u0 < units; u0 += 4) {
-          const int rb = (u0 >> 2) % p.rb_per_round, slot = (u0 >> 2) / p.rb_per_round;
-          const int64_t blk = round * p.rb_per_round + rb;
-          if (blk >= p.nblk64) continue;
-          float v[4][16], amax = 0.0f;
-          for (int t = 0; t < 4; t++) {
-            ss[u0 + t] += stage_unit_load(src, slot, blk * 64 + 16 * t, v[t]);
-            amax = fmaxf(amax, unit_absmax(v[t]));
-          }
-          for (int t = 0; t < 4; t++) stage_unit_store<SPLITS>(src, v[t], amax, rb, slot, t, bbuf, pbuf);
-        }
-      }
-      for (int warp = 0; warp < kWarps; warp++) {
-        const int ti = warp / p.ks, ks = warp % p.ks;
-        const int64_t tile = (int64_t)cta * p.tpc + ti;
-        for (int u = 0; u < U; u++) {
-          const int64_t seg = round * p.ks * U + ks * U + u;
-          if (seg >= p.nseg) continue;
-          const int rb0 = (ks * U + u) * BPS;
-          SegRegs r[32];
-          for (int l = 0; l < 32; l++) {
-            const int g = l >> 2, t = l & 3;
-            const int64_t rg = std::min(tile * 16 + g, p.n - 1), rh = std::min(tile * 16 + g + 8, p.n - 1);
-            r[l] = SegRegs();
-            load_seg<FMT>(p, p.codes + rg * p.row_bytes, p.codes + rh * p.row_bytes, rg, rh, seg, t, r[l]);
-          }
-          const int nb = seg < p.nseg_full ? BPS : p.ntail;
-          for (int b = 0; b < nb; b++) {
-            uint32_t bw[NG][32][8], a[32][4];
-            float c[NG][32][4] = {};
-            for (int l = 0; l < 32; l++) {
-              const int g = l >> 2, t = l & 3;
-              if (DIRECT)
-                for (int G = 0; G < NG; G++) load_b_direct(p, G * 8 + g, seg * BPS + b, t, bw[G][l]);
-              else
-                for (int G = 0; G < NG; G++) load_b_staged(bbuf, rb0 + b, p.ncols, G * 8 + g, t, bw[G][l]);
-            }
-            for (int s = 0; s < 4; s++) {
-              for (int l = 0; l < 32; l++) {
-                switch (s) {
-                  case 0: step_frag<FMT, DIRECT, 0>(r[l], b, lut, (uint32_t)l * 4, a[l]); break;
-                  case 1: step_frag<FMT, DIRECT, 1>(r[l], b, lut, (uint32_t)l * 4, a[l]); break;
-                  case 2: step_frag<FMT, DIRECT, 2>(r[l], b, lut, (uint32_t)l * 4, a[l]); break;
-                  default: step_frag<FMT, DIRECT, 3>(r[l], b, lut, (uint32_t)l * 4, a[l]); break;
-                }
-              }
-              for (int G = 0; G < NG; G++) {
-                if (G > 0 && G * 8 >= (DIRECT ? p.m_active : p.ncols)) break;
-                mma_emul(DIRECT, a, bw[G], s, c[G]);
-              }
-            }
-            for (int l = 0; l < 32; l++) {
-              const int t = l & 3;
-              const float sg = block_scale<FMT>(r[l].sg, b), sh = block_scale<FMT>(r[l].sh, b);
-              for (int G = 0; G < NG; G++) {
-                const float2 pe = DIRECT ? make_float2(1.0f, 1.0f)
-                                         : *reinterpret_cast<const float2 *>(pbuf + (rb0 + b) * kPCols + 8 * G + 2 * t);
-                acc_block<DIRECT>(acc[warp][G][l], c[G][l], sg, sh, pe);
-              }
-            }
-          }
-        }
-      }
-    }
-    /* epilogue, in the kernel's order */
-    const bool norm = !DIRECT && p.gamma != nullptr;
-    std::vector<float> inv(16, 1.0f);
-    if (norm)
-      for (int a = 0; a < p.m_active; a++) {
-        const int n4 = p.rb_per_round * 4;
-        float sum = 0.0f;
-        for (int j = 0; j < n4; j++) sum += ss[(size_t)a * n4 + j];
-        inv[a] = 1.0f / sqrtf(sum * p.inv_k + p.eps);
-      }
-    const int rows_cta = p.tpc * 16;
-    for (int o = 0; o < p.m_active * rows_cta; o++) {
-      const int a = o / rows_cta, lr = o - a * rows_cta, tix = lr >> 4, rr = lr & 15;
-      const int64_t row = ((int64_t)cta * p.tpc + tix) * 16 + rr;
-      if (row >= p.n) continue;
-      const int col0 = DIRECT ? a : a * SPLITS, nsp = DIRECT ? 1 : SPLITS;
-      float v = 0.0f;
-      for (int sp = 0; sp < nsp; sp++) {
-        const int G = (col0 + sp) >> 3, col = (col0 + sp) & 7;
-        const int l = (rr & 7) * 4 + (col >> 1), reg = (rr >> 3) * 2 + (col & 1);
-        float s = 0.0f;
-        for (int k2 = 0; k2 < p.ks; k2++) s += acc[tix * p.ks + k2][G][l][reg];
-        v = sp == 0 ? s : v + s;
-      }
-      if (norm) v *= inv[a];
-      const int64_t idx = (int64_t)a * p.n + row;
-      if (p.y_bf16)
-        static_cast<uint16_t *>(p.y)[idx] = __bfloat16_as_ushort(__float2bfloat16_rn(v));
-      else
-        static_cast<float *>(p.y)[idx] = v;
-    }
+    amax[t] = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src,
+                             e0, v[t], &qb[t]);
+  }
+  pc = 1.0f;
+  qsum = (qb[0] + qb[1]) + (qb[2] + qb[3]);
+  if (XM == kDirect) return;
+  const float am = fmaxf(fmaxf(amax[0], amax[1]), fmaxf(amax[2], amax[3]));
+  for (int t = 0; t < 4; t++) {
+    uint32_t tw[QB][8];
+    if (XM == kB3)
+      stage_pack_b3<QB>(v[t], col % SPL, tw);
+    else
+      pc = stage_pack<SPL, QB>(v[t], am, col % SPL, tw);
+    for (int q = 0; q < QB; q++) memcpy(w[t][q], tw[q], 32);
   }
 }
 
-template <int FMT>
-void emulate_fmt(const qgc_plan &pl, size_t smem) {
-  switch (pl.mode) {
-    case QGC_MODE_STAGED1: emulate_launch<FMT, false, 1>(pl.p, (unsigned)pl.grid, smem); break;
-    case QGC_MODE_STAGED2: emulate_launch<FMT, false, 2>(pl.p, (unsigned)pl.grid, smem); break;
-    default:
-      if constexpr (Fmt<FMT>::kQ2) emulate_launch<FMT, true, 1>(pl.p, (unsigned)pl.grid, smem);
-      break;
-  }
+/* One launch of matvec_kernel<L, XM, NG, T, BS> emulated. */
+template <int L, int XM>
+void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
+  using F = Fmt<L>;
+  constexpr int QB = F::QB, NEB = F::NEB, SPL = xmode_splits(XM), CH = F::CH;
+  const Params &p = pl.p;
+  const int NG = pl.kc.ng, T = pl.kc.t, BS = pl.kc.bs, KS = p.KS, W = (int)pl.kc.block / 32;
+  const bool bf = xmode_bf16(XM), phased = BS && p.phases > 1;
+  const int R = phased ? p.phases : 1, P = phase_chunks(p.nch, KS, p.phases);
+  phased_launches += phased;
+  const int64_t neb_k = p.k / F::BK;
+  ck_assert_int_le(p.ncols, 8 * NG);
+  ck_assert_int_eq(W % KS, 0);
+  ck_assert_int_eq(W / KS, p.G);
+  /* Blocks of k per column as staged (the same bits every CTA makes). */
+  std::vector<uint32_t> bwords((size_t)neb_k * p.ncols * 4 * QB * 8);
+  std::vector<float> bp((size_t)neb_k * p.ncols), bq((size_t)neb_k * p.ncols);
+  for (int64_t eb = 0; eb < neb_k; eb++)
+    for (int col = 0; col < p.ncols; col++) {
+      uint32_t w[4][4][8];
+      stage_block<L, XM>(p, eb, col, w, bp[eb * p.ncols + col], bq[eb * p.ncols + col]);
+      for (int t = 0; t < 4; t++)
+        for (int q = 0; q < QB; q++) memcpy(&bwords[((((size_t)eb * p.ncols + col) * 4 + t) * QB + q) * 8], w[t][q], 32);
+    }
+  std::vector<char> slot((size_t)T * CH);
+  std::vector<float> part((size_t)W * T * NG * 32 * 4), ssw((size_t)W * NG * 8);
+  for (unsigned cta = 0; cta < pl.kc.grid; cta++)
+    for (int u = (int)cta; u < p.units; u += (int)pl.kc.grid) {
+      std::fill(part.begin(), part.end(), 0.0f);
+      std::fill(ssw.begin(), ssw.end(), 0.0f);
+      for (int wi = 0; wi < W; wi++) {
+        const int gi = wi / KS, sl = wi % KS, rg = u * p.G + gi;
+        if (rg >= p.T_groups) continue;
+        const int c0 = (int)((int64_t)sl * p.nch / KS), c1 = (int)((int64_t)(sl + 1) * p.nch / KS);
+        float *acc = &part[(size_t)wi * T * NG * 128];
+        for (int ph = 0; ph < R; ph++) {
+          const int i0 = phased ? ph * P : 0, i1 = phased ? std::min(c1 - c0, i0 + P) : c1 - c0;
+          for (int i = i0; i < i1; i++) {
+            const int ci = c0 + i, nb64 = ci + 1 == p.nch ? p.last_b64 : F::B64;
+            const int bytes = ci + 1 < p.nch ? CH : p.last_bytes;
+            std::fill(slot.begin(), slot.end(), (char)0xff); /* NaN scales, odd codes */
+            for (int tt = 0; tt < T; tt++) {
+              const int64_t tile = std::min(rg * T + tt, p.tiles - 1);
+              memcpy(slot.data() + tt * CH, p.w + tile * p.tile_bytes + (int64_t)ci * CH, (size_t)bytes);
+            }
+            for (int eb = 0; eb * QB < nb64; eb++) {
+              const int64_t geb = (int64_t)ci * NEB + eb; /* block of k */
+              if (BS && phased) /* the phased buffer holds the same bits at (s P + j) NEB + e */
+                ck_assert_int_lt((sl * P + i - i0) * NEB + eb, b_scale_blocks(p.k, F::BK, NEB, p.nch, KS, p.phases));
+              static LaneB lb[32];
+              for (int l = 0; l < 32; l++) {
+                const int g = l >> 2, t = l & 3;
+                for (int G = 0; G < NG; G++) {
+                  const int col = 8 * G + g, c0c = 8 * G + 2 * t;
+                  for (int q = 0; q < QB; q++)
+                    for (int j = 0; j < 8; j++)
+                      lb[l].w[G][q][j] =
+                          col < p.ncols ? bwords[((((size_t)geb * p.ncols + col) * 4 + t) * QB + q) * 8 + j] : 0u;
+                  lb[l].p0[G] = bf ? 1.0f : c0c < p.ncols ? bp[geb * p.ncols + c0c] : 0.0f;
+                  lb[l].p1[G] = bf ? 1.0f : c0c + 1 < p.ncols ? bp[geb * p.ncols + c0c + 1] : 0.0f;
+                }
+                if (!BS && p.gamma != nullptr && t == 0)
+                  for (int G = 0; G < NG; G++)
+                    if (8 * G + g < p.ncols) ssw[(size_t)wi * NG * 8 + G * 8 + g] += bq[geb * p.ncols + 8 * G + g];
+              }
+              for (int tt = 0; tt < T; tt++) {
+                static float c[2][32][4], c2[2][32][4];
+                memset(c, 0, sizeof c);
+                memset(c2, 0, sizeof c2);
+                for (int q = 0; q < QB; q++) {
+                  const int blk = eb * QB + q;
+                  for (int s = 0; s < 4; s++) {
+                    static uint32_t a[32][4], a2[32][4], b0[2][32], b1[2][32];
+                    for (int l = 0; l < 32; l++) {
+                      const int g = l >> 2;
+                      const uint32_t lane8 = 8u * (l & 15);
+                      uint4 uw;
+                      uint32_t wg = 0, wh = 0;
+                      if (ci + 1 == p.nch && nb64 < F::B64) {
+                        const View<L, true> v{slot.data(), l, g, nb64};
+                        if (F::kNF4) uw = v.word(tt, blk); else v.q2_words(tt, blk >> 1, blk & 1, wg, wh);
+                      } else {
+                        const View<L, false> v{slot.data(), l, g, F::B64};
+                        if (F::kNF4) uw = v.word(tt, blk); else v.q2_words(tt, blk >> 1, blk & 1, wg, wh);
+                      }
+                      if (F::kNF4) {
+                        switch (s) {
+                          case 0: nf4_frag2<0>(lut.data(), lane8, uw, a[l], a2[l]); break;
+                          case 1: nf4_frag2<1>(lut.data(), lane8, uw, a[l], a2[l]); break;
+                          case 2: nf4_frag2<2>(lut.data(), lane8, uw, a[l], a2[l]); break;
+                          default: nf4_frag2<3>(lut.data(), lane8, uw, a[l], a2[l]); break;
+                        }
+                      } else {
+                        switch (s) {
+                          case 0: q2_frag<0>(wg, wh, a[l]); break;
+                          case 1: q2_frag<1>(wg, wh, a[l]); break;
+                          case 2: q2_frag<2>(wg, wh, a[l]); break;
+                          default: q2_frag<3>(wg, wh, a[l]); break;
+                        }
+                      }
+                      for (int G = 0; G < NG; G++) {
+                        b0[G][l] = lb[l].w[G][q][2 * s];
+                        b1[G][l] = lb[l].w[G][q][2 * s + 1];
+                      }
+                    }
+                    for (int G = 0; G < NG; G++) {
+                      mma_emul(bf, a, &b0[G], &b1[G], c[G]);
+                      if (F::kNF4) mma_emul(false, a2, &b0[G], &b1[G], c2[G]);
+                    }
+                  }
+                }
+                for (int l = 0; l < 32; l++) {
+                  const int g = l >> 2;
+                  float sg, sh;
+                  if (ci + 1 == p.nch && nb64 < F::B64) {
+                    const View<L, true> v{slot.data(), l, g, nb64};
+                    sg = v.scale(tt, 0, eb), sh = v.scale(tt, 1, eb);
+                  } else {
+                    const View<L, false> v{slot.data(), l, g, F::B64};
+                    sg = v.scale(tt, 0, eb), sh = v.scale(tt, 1, eb);
+                  }
+                  for (int G = 0; G < NG; G++) {
+                    float cc[4] = {c[G][l][0], c[G][l][1], c[G][l][2], c[G][l][3]};
+                    if (F::kNF4) {
+                      cc[0] = c[G][l][0] + c[G][l][2], cc[1] = c[G][l][1] + c[G][l][3];
+                      cc[2] = c2[G][l][0] + c2[G][l][2], cc[3] = c2[G][l][1] + c2[G][l][3];
+                    }
+                    float *ac = acc + ((size_t)(tt * NG + G) * 32 + l) * 4;
+                    ac[0] = fmaf(cc[0], sg * lb[l].p0[G], ac[0]);
+                    ac[1] = fmaf(cc[1], sg * lb[l].p1[G], ac[1]);
+                    ac[2] = fmaf(cc[2], sh * lb[l].p0[G], ac[2]);
+                    ac[3] = fmaf(cc[3], sh * lb[l].p1[G], ac[3]);
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+      /* combine and store, in the kernel's order */
+      const int ru = p.G * T * 16;
+      for (int o = 0; o < ru * p.m; o++) {
+        const int rl = o % ru, a = o / ru, ogi = rl / (T * 16), tt = (rl / 16) % T, r = rl % 16;
+        const int tile = (u * p.G + ogi) * T + tt;
+        if (u * p.G + ogi >= p.T_groups || tile >= p.tiles) continue;
+        float tot = 0.0f;
+        for (int spl = 0; spl < SPL; spl++) {
+          const int col = a * SPL + spl, cg = col >> 3, j = col & 7;
+          const int ln = (r & 7) * 4 + (j >> 1), ri = (r >> 3) * 2 + (j & 1);
+          float v = 0.0f;
+          for (int s = 0; s < KS; s++) {
+            const float e = part[((((size_t)(ogi * KS + s) * T + tt) * NG + cg) * 32 + ln) * 4 + ri];
+            v = s == 0 ? e : v + e;
+          }
+          tot = spl == 0 ? v : tot + v;
+        }
+        if (p.gamma != nullptr) {
+          float q = 0.0f;
+          for (int s = 0; s < KS; s++) {
+            float e;
+            if (BS) { /* stage_range's slice sums: the slice's blocks in order */
+              const int c0 = (int)((int64_t)s * p.nch / KS), c1 = (int)((int64_t)(s + 1) * p.nch / KS);
+              e = 0.0f;
+              for (int64_t b = (int64_t)c0 * NEB; b < std::min((int64_t)c1 * NEB, neb_k); b++) e += bq[b * p.ncols + a * SPL];
+            } else {
+              e = ssw[(size_t)(ogi * KS + s) * NG * 8 + a * SPL];
+            }
+            q = s == 0 ? e : q + e;
+          }
+          tot *= 1.0f / sqrtf(q * p.inv_k + p.eps);
+        }
+        const int64_t idx = (int64_t)a * p.n + (int64_t)tile * 16 + r;
+        if (p.y_bf16)
+          static_cast<uint16_t *>(p.y)[idx] = (uint16_t)f32_to_bf16_bits(tot);
+        else
+          static_cast<float *>(p.y)[idx] = tot;
+      }
+    }
+}
+
+/* The tail kernel's sums, for the last n % 16 rows. */
+template <int L>
+void emulate_tail(const TailParams &tp) {
+  using F = Fmt<L>;
+  const int64_t nb = tp.k / F::kGroup;
+  const size_t bb = 2 + F::kGroup / 4;
+  for (int r = 0; r < tp.nrows; r++)
+    for (int64_t a = 0; a < tp.m; a++) {
+      const char *xa = static_cast<const char *>(tp.x) + (size_t)a * (size_t)tp.k * (tp.x_bf16 ? 2 : 4);
+      std::vector<float> dot(kTailThreads, 0.0f), ss(kTailThreads, 0.0f);
+      for (int th = 0; th < kTailThreads; th++)
+        for (int64_t b = th; b < nb; b += kTailThreads) {
+          float s = 0.0f, d;
+          if (F::kNF4)
+            d = reinterpret_cast<const float *>(tp.rows + (size_t)tp.nrows * (size_t)(tp.k / 2))[(size_t)r * nb + b];
+          else {
+            const uint8_t *blk = tp.rows + ((size_t)r * nb + b) * bb;
+            d = half_bits_f32((uint32_t)blk[0] | ((uint32_t)blk[1] << 8));
+          }
+          for (int j = 0; j < F::kGroup; j++) {
+            const int64_t kk = b * F::kGroup + j;
+            float xv = tp.x_bf16 ? bf16_bits_f32(reinterpret_cast<const uint16_t *>(xa)[kk])
+                                 : reinterpret_cast<const float *>(xa)[kk];
+            if (tp.gamma != nullptr) {
+              ss[th] = fmaf(xv, xv, ss[th]);
+              xv *= tp.g_bf16 ? bf16_bits_f32(static_cast<const uint16_t *>(tp.gamma)[kk])
+                              : static_cast<const float *>(tp.gamma)[kk];
+            }
+            float wv;
+            if (F::kNF4)
+              wv = nf4_value((tp.rows[(size_t)r * (size_t)(tp.k / 2) + kk / 2] >> (4 * (kk & 1))) & 15);
+            else
+              wv = (float)(((tp.rows[((size_t)r * nb + b) * bb + 2 + j / 4] >> (2 * (j & 3))) & 3) - 1);
+            s = fmaf(wv, xv, s);
+          }
+          dot[th] = fmaf(s, d, dot[th]);
+        }
+      for (int st = kTailThreads / 2; st > 0; st >>= 1)
+        for (int th = 0; th < st; th++) dot[th] += dot[th + st], ss[th] += ss[th + st];
+      float tot = dot[0];
+      if (tp.gamma != nullptr) tot *= 1.0f / sqrtf(ss[0] * tp.inv_k + tp.eps);
+      const int64_t i = a * tp.n + tp.row0 + r;
+      if (tp.y_bf16)
+        static_cast<uint16_t *>(tp.y)[i] = (uint16_t)f32_to_bf16_bits(tot);
+      else
+        static_cast<float *>(tp.y)[i] = tot;
+    }
 }
 
 /* qgc_matvec with the launches emulated. */
-void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, int sms) {
-  qgc_plan pl = qgc_make_plan(&h.L, &a, sms, 99 * 1024); /* GB10's opt-in */
-  for (int64_t r0 = 0; r0 < a.m; r0 += pl.slots) {
-    qgc_plan_rows(&pl, &h.L, &a, r0);
-    const size_t smem = qgc_plan_smem(&pl, &h.L);
-    ck_assert_msg(smem <= 99 * 1024, "plan needs %zu bytes of shared memory", smem);
-    const bool has = qgc_with_layout(h.L.id, [&](auto lay) { emulate_fmt<decltype(lay)::value>(pl, smem); });
+void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_device_facts &dev) {
+  static std::vector<uint2> lut;
+  if (lut.empty())
+    for (int i = 0; i < kLutEntries; i++) lut.push_back(nf4_lut_entry(i >> 4));
+  qgc_plan pl = qgc_make_plan(&h.L, &a, dev);
+  ck_assert_msg(pl.kc.smem > 0 && pl.kc.smem + (h.L.format == QGEMV_NF4 ? kLutBytes : 0) <= dev.smem_optin,
+                "plan needs %zu bytes of shared memory", pl.kc.smem);
+  ck_assert(!pl.main || pl.kc.grid >= 1);
+  ck_assert_int_le(pl.kc.block, kMaxThreads);
+  ck_assert_int_le(pl.KS, h.L.nch);
+  if (pl.tail) qgc_with_layout(h.L.id, [&](auto lay) { emulate_tail<decltype(lay)::value>(pl.tp); });
+  for (int64_t r0 = 0; pl.main && r0 < a.m; r0 += pl.rows) {
+    qgc_plan_rows(&pl, &a, r0);
+    const bool has = qgc_with_layout(h.L.id, [&](auto lay) {
+      constexpr int L = decltype(lay)::value;
+      constexpr int X0 = Fmt<L>::kNF4 ? kS1 : kDirect, X1 = Fmt<L>::kNF4 ? kS2 : kB3;
+      ck_assert_msg(pl.kc.xm == X0 || pl.kc.xm == X1, "activation mode %d", pl.kc.xm);
+      if (pl.kc.xm == X0)
+        emulate_launch<L, X0>(pl, lut);
+      else
+        emulate_launch<L, X1>(pl, lut);
+    });
     ck_assert_msg(has, "layout %d has no kernels", (int)h.L.id);
+    ck_assert_msg(pl.kc.ng >= 1 && pl.kc.ng <= 2 && pl.kc.t >= 1 &&
+                      pl.kc.t <= max_tiles<QGEMV_NF4>(pl.kc.ng) + (h.L.format != QGEMV_NF4 && pl.kc.ng == 2),
+                  "kernel choice ng %d t %d", pl.kc.ng, pl.kc.t);
   }
 }
 
-/* Format fi of the library's list; its layout id is fi (the core lists
- * its layout table in id order). */
 struct Format {
   qg_layout_id id;
   qgemv_format f;
@@ -238,24 +402,23 @@ Format format_at(int fi) {
 }
 
 struct Case {
-  qg_layout_id id;
-  qgemv_format f;
-  int32_t group;
+  int fi;
   int64_t n, k, m;
   qgemv_dtype xt, yt;
   bool norm;
   qgemv_dtype gt;
-  int sms;
+  const qgc_device_facts *dev;
   dist_kind dist;
 };
 
 /* Runs one case, checks the contract, returns the output bytes. */
 std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
+  const Format F = format_at(c.fi);
   rng r = {seed};
   tu_weight w;
-  tu_weight_make(&r, c.dist, c.f, c.group, c.n, c.k, &w);
+  tu_weight_make(&r, c.dist, F.f, F.group, c.n, c.k, &w);
   HostLayout h;
-  make_layout(w.desc, c.id, h);
+  make_layout(w.desc, F.id, h);
   std::vector<float> xf((size_t)(c.m * c.k)), gf((size_t)c.k);
   fill_random(&r, c.dist, xf.data(), xf.size());
   for (auto &g : gf) g = (float)(0.5 + rng_uniform(&r));
@@ -265,7 +428,7 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
   tu_guarded y = tu_guarded_new(ybytes);
   qg_matvec_args a = {};
   a.layout = &h.L;
-  a.layout_id = c.id;
+  a.layout_id = F.id;
   a.n = c.n;
   a.k = c.k;
   a.m = c.m;
@@ -276,14 +439,12 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
   a.gamma = gamma;
   a.gamma_dtype = c.gt;
   a.eps = 1e-5f;
-  emulate_matvec(h, a, c.sms);
+  emulate_matvec(h, a, *c.dev);
   char where[256];
   const double worst = tu_check_contract(&w.desc, c.m, c.xt, x, c.gt, gamma, 1e-5f, c.yt, y.mem, where, sizeof where);
-  ck_assert_msg(worst <= 1.0,
-                "%s g%d %lldx%lld m=%lld x=%s y=%s norm=%d sms=%d %s: worst %.3g of the bound at %s",
-                format_at(c.id).name, c.group, (long long)c.n, (long long)c.k, (long long)c.m,
-                c.xt == QGEMV_F32 ? "f32" : "bf16", c.yt == QGEMV_F32 ? "f32" : "bf16", (int)c.norm, c.sms,
-                dist_name(c.dist), worst, where);
+  ck_assert_msg(worst <= 1.0, "%s %lldx%lld m=%lld x=%s y=%s norm=%d sms=%d %s: worst %.3g of the bound at %s", F.name,
+                (long long)c.n, (long long)c.k, (long long)c.m, c.xt == QGEMV_F32 ? "f32" : "bf16",
+                c.yt == QGEMV_F32 ? "f32" : "bf16", (int)c.norm, c.dev->sms, dist_name(c.dist), worst, where);
   ck_assert_msg(tu_guard_intact(&y), "write past the end of y");
   std::vector<uint8_t> out(y.mem, y.mem + ybytes);
   tu_guarded_free(&y);
@@ -293,52 +454,105 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
   return out;
 }
 
-
-/* Shapes with every tail (k % 256 in 64..192, k % 128 == 64), n not a
- * multiple of 16, and geometries from 8 tiles per CTA to 8 k-slices. */
+/* Shapes with short last chunks (k % 512 from 64 to 448, k % 256 = 64,
+ * 128, 192, odd counts of 64-blocks), tail rows (n % 16 from 1 to 15, n <
+ * 16), one chunk per row, several chunks per slice, and both devices. */
 START_TEST(test_every_combination) {
-  const int64_t shapes[][2] = {{37, 320}, {130, 1152}, {21, 448}, {300, 256}};
-  const int sms_list[] = {1, 64};
+  const int64_t shapes[][2] = {{37, 320}, {130, 1152}, {21, 448}, {300, 256}, {5, 192}, {48, 1664}};
+  const qgc_device_facts *devs[] = {&kH200, &kGB10};
   const int64_t ms[] = {1, 3};
   uint64_t seed = 100 + (uint64_t)_i;
-  const int fi = _i;
-  const int nshapes = quick ? 2 : 4, nsms = quick ? 1 : 2;
+  const int nshapes = quick ? 3 : 6, ndev = quick ? 1 : 2;
   for (int si = 0; si < nshapes; si++)
-    for (int smi = 0; smi < nsms; smi++)
+    for (int di = 0; di < ndev; di++)
       for (int64_t m : ms)
         for (int xt = 0; xt < 2; xt++)
           for (int yt = 0; yt < 2; yt++)
             for (int norm = 0; norm < 2; norm++) {
               const int64_t n = shapes[si][0], k = shapes[si][1];
-              const Format F = format_at(fi);
-              if (k % F.group) continue;
-              Case c = {F.id, F.f, F.group, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)yt,
-                        norm != 0, (qgemv_dtype)xt, sms_list[smi], (dist_kind)(seed % DIST_COUNT)};
+              if (k % format_at(_i).group) continue;
+              Case c = {_i, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)yt, norm != 0, (qgemv_dtype)xt, devs[di],
+                        (dist_kind)(seed % DIST_COUNT)};
               run_case(c, seed++);
             }
 }
 END_TEST
 
+/* A device of two SMs makes long slices and many units per CTA (the ring
+ * runs across units); batched f32 at k = 16384 stages B in phases. */
+START_TEST(test_geometries) {
+  static const qgc_device_facts small = {2, 232448, 233472, true};
+  const int before = phased_launches;
+  const int64_t shapes[][2] = {{96, 2048}, {64, 16384}};
+  for (int si = 0; si < 2; si++)
+    for (int64_t m : {1, 6, 9})
+      for (int xt = 0; xt < 2; xt++) {
+        const int64_t k = tu_whole_blocks(_i, shapes[si][1]);
+        Case c = {_i, shapes[si][0], k, m, (qgemv_dtype)xt, QGEMV_F32, xt == 0, QGEMV_F32, &small, DIST_NORMAL};
+        run_case(c, 300 + (uint64_t)(si * 10 + m));
+      }
+  ck_assert_msg(phased_launches > before, "no launch staged B in phases");
+}
+END_TEST
+
+/* The plan: B in phases when B for all of k does not fit (batched f32
+ * at k = 28672 on the H200), k-splits within the device's shared memory,
+ * and the H200 lab winners' geometry where they apply. */
+START_TEST(test_plan) {
+  const Format F = format_at(_i);
+  const int64_t shapes[][2] = {{28672, 8192}, {8192, 28672}, {4096, 4096}, {4096, 14336}, {14336, 4096}};
+  for (auto &s : shapes)
+    for (const qgc_device_facts *dev : {&kH200, &kGB10})
+      for (int64_t m : {1, 8, 16})
+        for (int xt = 0; xt < 2; xt++) {
+          qgemv_weight_desc d = {};
+          d.format = F.f;
+          d.n = s[0];
+          d.k = s[1];
+          d.group = F.group;
+          qgc_layout L = {};
+          qgc_layout_shape(&L, &d, F.id);
+          qg_matvec_args a = {};
+          a.layout = &L;
+          a.layout_id = F.id;
+          a.n = s[0];
+          a.k = s[1];
+          a.m = m;
+          a.x_dtype = (qgemv_dtype)xt;
+          a.y_dtype = (qgemv_dtype)xt;
+          const qgc_plan pl = qgc_make_plan(&L, &a, *dev);
+          ck_assert_msg(pl.kc.smem > 0 && pl.kc.smem + (F.f == QGEMV_NF4 ? kLutBytes : 0) <= dev->smem_optin,
+                        "%s %lldx%lld m=%lld: %zu bytes of shared memory", F.name, (long long)s[0], (long long)s[1],
+                        (long long)m, pl.kc.smem);
+          ck_assert_int_eq(pl.KS * pl.G * 32, (int)pl.kc.block);
+          /* KS from (n, k, device) only */
+          a.m = 1;
+          ck_assert_int_eq(qgc_make_plan(&L, &a, *dev).KS, pl.KS);
+          if (dev == &kH200 && m == 1 && s[0] == 28672) ck_assert_int_eq(pl.kc.t, 2);
+          if (dev == &kH200 && m == 1 && s[0] == 28672 && xt == QGEMV_F32) ck_assert_int_eq(pl.kc.bs, 1);
+          if (dev == &kH200 && m == 8 && s[1] == 28672 && xt == QGEMV_F32 && F.f == QGEMV_NF4)
+            ck_assert_msg(pl.kc.bs && pl.phases > 1, "batched f32 at k = 28672: B in phases");
+        }
+}
+END_TEST
+
 /* Batched rows are bit-identical to m = 1 on each row, for m past one
- * launch (slots) and both operand modes. */
+ * launch and every activation mode. */
 START_TEST(test_batched_rows) {
-  const int fi = _i;
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
-      const int64_t n = 45, k = tu_whole_blocks(fi, 384), m = 19;
-      const Format F = format_at(fi);
-      Case c = {F.id, F.f, F.group, n, k, m, (qgemv_dtype)xt, QGEMV_F32, norm != 0,
-                QGEMV_BF16, 8, DIST_NORMAL};
+      const int64_t n = 45, k = tu_whole_blocks(_i, 384), m = 19;
+      const Format F = format_at(_i);
+      Case c = {_i, n, k, m, (qgemv_dtype)xt, QGEMV_F32, norm != 0, QGEMV_BF16, &kH200, DIST_NORMAL};
       const std::vector<uint8_t> all = run_case(c, 7);
-      /* The same rows one at a time: regenerate identical data, slice. */
       rng r = {7};
       tu_weight w;
-      tu_weight_make(&r, c.dist, c.f, c.group, n, k, &w);
+      tu_weight_make(&r, c.dist, F.f, F.group, n, k, &w);
       std::vector<float> xf((size_t)(m * k)), gf((size_t)k);
       fill_random(&r, c.dist, xf.data(), xf.size());
       for (auto &g : gf) g = (float)(0.5 + rng_uniform(&r));
       HostLayout h;
-      make_layout(w.desc, c.id, h);
+      make_layout(w.desc, F.id, h);
       void *x = tu_convert(xf.data(), xf.size(), c.xt);
       void *gamma = norm ? tu_convert(gf.data(), gf.size(), c.gt) : nullptr;
       for (int64_t row = 0; row < m; row++) {
@@ -347,7 +561,7 @@ START_TEST(test_batched_rows) {
         a.layout = &h.L;
         a.n = n;
         a.k = k;
-        a.layout_id = c.id;
+        a.layout_id = F.id;
         a.m = 1;
         a.x = static_cast<const char *>(x) + (size_t)(row * k) * tu_dtype_size(c.xt);
         a.x_dtype = c.xt;
@@ -356,10 +570,10 @@ START_TEST(test_batched_rows) {
         a.gamma = gamma;
         a.gamma_dtype = c.gt;
         a.eps = 1e-5f;
-        emulate_matvec(h, a, c.sms);
+        emulate_matvec(h, a, kH200);
         ck_assert_msg(memcmp(y.data(), all.data() + (size_t)(row * n) * 4, (size_t)n * 4) == 0,
-                      "row %lld of the batched call differs from m = 1 (format %d, x %d, norm %d)", (long long)row,
-                      fi, xt, norm);
+                      "row %lld of the batched call differs from m = 1 (format %d, x %d, norm %d)", (long long)row, _i,
+                      xt, norm);
       }
       free(x);
       free(gamma);
@@ -368,13 +582,11 @@ START_TEST(test_batched_rows) {
 }
 END_TEST
 
-/* Large magnitudes and tiny ones through the fp16 staging exponents. */
+/* Large magnitudes and tiny ones through the staging. */
 START_TEST(test_magnitudes) {
   for (int d = 0; d < DIST_COUNT; d++)
     for (int fi = 0; fi < qgemv_format_count(); fi++) {
-      const Format F = format_at(fi);
-      Case c = {F.id, F.f, F.group, 40, tu_whole_blocks(fi, 640), 2, QGEMV_F32, QGEMV_F32, d % 2 == 1, QGEMV_F32, 4,
-                (dist_kind)d};
+      Case c = {fi, 40, tu_whole_blocks(fi, 640), 2, QGEMV_F32, QGEMV_F32, d % 2 == 1, QGEMV_F32, &kH200, (dist_kind)d};
       run_case(c, 900 + (uint64_t)d);
     }
 }
@@ -392,8 +604,10 @@ int main(void) {
   quick = q && *q && strcmp(q, "0") != 0;
   Suite *s = suite_create("cuda_layout");
   TCase *tc = tcase_create("emulated");
-  tcase_set_timeout(tc, 600);
+  tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_every_combination, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_geometries, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_plan, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   suite_add_tcase(s, tc);

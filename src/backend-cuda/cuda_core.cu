@@ -87,12 +87,15 @@ extern "C" qgemv_status qgc_open(int device, void **state, int *opened) {
     delete st;
     return s;
   }
-  int smem = 0;
-  cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, device);
+  int smem = 0, smem_sm = 0;
+  cudaDeviceGetAttribute(&st->facts.sms, cudaDevAttrMultiProcessorCount, device);
   cudaDeviceGetAttribute(&st->cc_major, cudaDevAttrComputeCapabilityMajor, device);
   cudaDeviceGetAttribute(&st->cc_minor, cudaDevAttrComputeCapabilityMinor, device);
   cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  st->smem_optin = (size_t)smem;
+  cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  st->facts.smem_optin = (size_t)smem;
+  st->facts.smem_per_sm = (size_t)smem_sm;
+  st->facts.pdl = st->cc_major >= 9; /* griddepcontrol: sm_90 and newer */
   if (st->cc_major < 8) {
     const int major = st->cc_major, minor = st->cc_minor;
     cudaStreamDestroy(st->own);

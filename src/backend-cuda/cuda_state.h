@@ -6,14 +6,14 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_api.h"
+#include "matvec_launch.h"
 
 struct qgc_state {
   int device;
   cudaStream_t own;  /* created at open, non-blocking */
   cudaStream_t user; /* set_stream; NULL: use own */
-  int sms;
   int cc_major, cc_minor;
-  size_t smem_optin; /* shared memory a block may opt in to */
+  qgc_device_facts facts; /* SMs, shared memory, PDL: what the plan reads */
   cudaStream_t stream() const { return user ? user : own; }
 };
 

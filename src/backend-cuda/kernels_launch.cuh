@@ -1,85 +1,108 @@
-/* Instantiation and launch of the matvec kernel for one format (included by
- * one .cu file per format, so the instantiations compile in parallel). */
+/* Instantiation and launch of the kernels of one layout (included by one
+ * .cu file per layout, so the instantiations compile in parallel). */
 #ifndef QGC_KERNELS_LAUNCH_CUH
 #define QGC_KERNELS_LAUNCH_CUH
 
 #include <cuda_runtime_api.h>
 
+#include <utility>
+
 #include "kernels_matvec.cuh"
+#include "kernels_tail.cuh"
 #include "matvec_launch.h"
 
 namespace qgc {
 
-template <int FMT>
-cudaError_t launch_fmt(int mode, const MatvecParams &p, unsigned grid, size_t smem, cudaStream_t s) {
-  switch (mode) {
-    case QGC_MODE_STAGED1:
-      matvec_kernel<FMT, false, 1, 1><<<grid, kThreads, smem, s>>>(p);
-      break;
-    case QGC_MODE_STAGED2:
-      if (p.ncols > 8)
-        matvec_kernel<FMT, false, 2, 2><<<grid, kThreads, smem, s>>>(p);
-      else
-        matvec_kernel<FMT, false, 2, 1><<<grid, kThreads, smem, s>>>(p);
-      break;
-    default:
-      if constexpr (Fmt<FMT>::kQ2) {
-        if (p.m_active > 8)
-          matvec_kernel<FMT, true, 1, 2><<<grid, kThreads, smem, s>>>(p);
-        else
-          matvec_kernel<FMT, true, 1, 1><<<grid, kThreads, smem, s>>>(p);
-      }
-      break;
-  }
-  return cudaGetLastError();
-}
+using KernelFn = void (*)(Params);
 
-template <typename K>
-cudaError_t allow_smem(K kernel, size_t bytes, size_t optin) {
-  if (bytes > optin) return cudaErrorInvalidValue;
-  cudaFuncAttributes attr;
-  cudaError_t e = cudaFuncGetAttributes(&attr, kernel);
-  if (e != cudaSuccess) return e;
-  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-}
-
-/* Raises each instantiation's dynamic shared memory limit to the most a
- * launch of it can ask for (over 48 KB needs the opt-in). Done for every
- * kernel, small ones too: it also loads the kernel now (CUDA loads modules
- * lazily), so that a matvec never needs device memory, even on a full
- * device. */
-template <int FMT>
-cudaError_t prepare_fmt(size_t optin) {
-  /* Two column groups: at most what the device allows; the plan gives such a
-   * launch fewer rows where 16 columns would not fit (qgc_make_plan). */
-  const size_t ng2_2 = smem_bytes(FMT, false, 2, kMaxRoundBlocks, 16);
-  cudaError_t e = allow_smem(matvec_kernel<FMT, false, 1, 1>, smem_bytes(FMT, false, 1, kMaxRoundBlocks, 8), optin);
-  if (e == cudaSuccess)
-    e = allow_smem(matvec_kernel<FMT, false, 2, 1>, smem_bytes(FMT, false, 2, kMaxRoundBlocks, 8), optin);
-  if (e == cudaSuccess) e = allow_smem(matvec_kernel<FMT, false, 2, 2>, ng2_2 < optin ? ng2_2 : optin, optin);
-  if constexpr (Fmt<FMT>::kQ2) {
-    if (e == cudaSuccess) e = allow_smem(matvec_kernel<FMT, true, 1, 1>, smem_bytes(FMT, true, 1, 0, 0), optin);
-    if (e == cudaSuccess) e = allow_smem(matvec_kernel<FMT, true, 1, 2>, smem_bytes(FMT, true, 1, 0, 0), optin);
+/* The layout's kernels: its two activation modes (NF4: one or two fp16
+ * terms; Q2_0: direct bf16 or three bf16 terms) x NG 1, 2 x T 1, 2 (as
+ * max_tiles allows) x B per warp or per CTA, at index [mode][ng - 1][t -
+ * 1][bs]; null where T is not allowed. */
+template <int L>
+struct Kernels {
+  using F = Fmt<L>;
+  static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3;
+  static constexpr int kCount = 16;
+  template <int I>
+  static constexpr KernelFn fn() {
+    constexpr int XM = I < 8 ? X0 : X1, NG = (I / 4) % 2 + 1, T = (I / 2) % 2 + 1, BS = I % 2;
+    if constexpr (T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG))
+      return matvec_kernel<L, XM, NG, T, BS>;
+    else
+      return nullptr;
   }
-  return e;
+  template <int... I>
+  static KernelFn pick(int i, std::integer_sequence<int, I...>) {
+    KernelFn f = nullptr;
+    ((i == I ? (f = fn<I>(), 0) : 0), ...);
+    return f;
+  }
+  static KernelFn at(int i) { return pick(i, std::make_integer_sequence<int, kCount>()); }
+  static KernelFn of(const KernelChoice &c) {
+    return at((c.xm == X1 ? 8 : 0) + (c.ng - 1) * 4 + (c.t - 1) * 2 + c.bs);
+  }
+};
+
+inline cudaError_t launch_ex(const void *fn, dim3 grid, dim3 block, size_t smem, cudaStream_t s, bool pdl,
+                             void **args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = s;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = pdl ? 1 : 0;
+  return cudaLaunchKernelExC(&cfg, fn, args);
 }
 
 }  // namespace qgc
 
 template <int L>
-cudaError_t qgc_launch(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem, cudaStream_t s) {
-  return qgc::launch_fmt<L>(mode, p, grid, smem, s);
+cudaError_t qgc_launch(const qgc::KernelChoice &kc, const qgc::Params &p, cudaStream_t s, bool pdl) {
+  qgc::Params arg = p;
+  void *args[] = {&arg};
+  return qgc::launch_ex((const void *)qgc::Kernels<L>::of(kc), dim3(kc.grid), dim3(kc.block), kc.smem, s, pdl, args);
+}
+
+template <int L>
+const void *qgc_tail_fn() {
+  using F = qgc::Fmt<L>;
+  return (const void *)qgc::tail_kernel<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0, F::kGroup>;
+}
+
+template <int L>
+cudaError_t qgc_launch_tail(const qgc::TailParams &p, unsigned ys, cudaStream_t s, bool pdl) {
+  qgc::TailParams arg = p;
+  void *args[] = {&arg};
+  return qgc::launch_ex(qgc_tail_fn<L>(), dim3((unsigned)p.nrows, ys), dim3(qgc::kTailThreads), 0, s, pdl, args);
 }
 
 template <int L>
 cudaError_t qgc_prepare(size_t smem_optin) {
-  return qgc::prepare_fmt<L>(smem_optin);
+  cudaError_t e = cudaSuccess;
+  for (int i = 0; i < qgc::Kernels<L>::kCount && e == cudaSuccess; i++) {
+    const void *fn = (const void *)qgc::Kernels<L>::at(i);
+    if (fn == nullptr) continue;
+    cudaFuncAttributes attr;
+    e = cudaFuncGetAttributes(&attr, fn);
+    if (e == cudaSuccess && attr.sharedSizeBytes > smem_optin) e = cudaErrorInvalidValue;
+    if (e == cudaSuccess)
+      e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               (int)(smem_optin - attr.sharedSizeBytes));
+  }
+  cudaFuncAttributes tail;
+  return e == cudaSuccess ? cudaFuncGetAttributes(&tail, qgc_tail_fn<L>()) : e;
 }
 
 /* One layout's instantiation, for its file. */
-#define QGC_INSTANTIATE(L)                                                                                      \
-  template cudaError_t qgc_launch<L>(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem,       \
-                                     cudaStream_t s);                                                         \
+#define QGC_INSTANTIATE(L)                                                                                        \
+  template cudaError_t qgc_launch<L>(const qgc::KernelChoice &kc, const qgc::Params &p, cudaStream_t s,        \
+                                     bool pdl);                                                                 \
+  template cudaError_t qgc_launch_tail<L>(const qgc::TailParams &p, unsigned ys, cudaStream_t s, bool pdl);     \
   template cudaError_t qgc_prepare<L>(size_t smem_optin)
 
 #endif

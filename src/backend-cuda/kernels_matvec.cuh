@@ -1,468 +1,646 @@
-/* The matvec kernel, one template for every format, operand mode and
- * activation dtype: y[m, n] = norm(x)[m, k] . W[n, k]^T on the tensor cores.
+/* The matvec kernel, one template for every layout and activation mode:
+ *   y[a, row] = norm(x)[a, :] . W[row, :], on the tensor cores,
+ * for the full 16-row tiles of layout.h (the last n % 16 rows: the tail
+ * kernel, kernels_tail.cuh).
  *
- * Geometry. A CTA is 8 warps. A warp owns one tile of 16 weight rows (the
- * mma's M) and one of KS k-slices; TPC = 8 / KS tiles per CTA. The host picks
- * KS from n and the SM count only (never from m), so a row's accumulation
- * order is the same for every m. The activation rows of a launch (up to 8 or
- * 16) are the mma's N columns: weights are decoded once for all of them.
+ * Geometry. A warp owns a row group of T tiles (16 T rows, the mma's M)
+ * and one of KS k-slices (chunk ranges of a tile's stream); a CTA is G row
+ * groups x KS slices (W = G KS warps) and loops over units of G row groups
+ * (a persistent grid). KS comes from the shape and the device only, never
+ * from m: a row's summation order (64-blocks in k order within a slice,
+ * slices in order, split terms in order) is fixed, so every launch of a
+ * weight gives a row the same bits whatever its m, T, G, grid or B mode,
+ * and batched rows equal m = 1 rows.
  *
- * k runs in rounds. In a round every warp takes U = 2 consecutive segments
- * of its slice (segment = one 16-byte load per lane per row); slices
- * interleave, so a round covers one contiguous k range of KS * U segments.
- * Weights of round r+1 are loaded (into the other of two register sets)
- * before round r is staged and computed: 2 x 32 bytes per lane in flight.
+ * Weights reach a warp through its ring of kStages slots of T chunks in
+ * shared memory, filled by bulk copies (lane 0 issues one per tile and
+ * chunk, completing on the slot's mbarrier; sm_90+) or 16-byte cp.async
+ * (every lane; sm_80-89). The ring runs on across the warp's units, so
+ * weight bytes keep flowing at unit ends.
  *
- * Operand modes:
- *  - direct (Q2_0, bf16 x, no norm): A = bf16 (code - 1), B = x read as is
- *    from global memory (L1-cached); no shared memory, no barriers.
- *  - staged (all else): A = fp16 (NF4 table values or code - 1), B = the
- *    per-block power-of-two scaled fp16 split of x (kernels_stage.cuh),
- *    staged per round by the whole CTA between two barriers.
+ * B (activations, kernels_stage.cuh) is built either per CTA in shared
+ * memory (BS = 1: by all threads at the start, for all of k; or, for
+ * batched launches whose B does not fit, in phases of one R-th of every
+ * slice's chunks between two CTA barriers), or per warp and scale block
+ * from x (BS = 0). Same functions, same bits.
  *
- * Accumulation: per 64-k block the mma sums 4 steps from zero into c; then
- * acc = fma(c, scale * 2^e, acc) in block order; the KS slice partials are
- * summed in slice order and the split columns in split order. No atomics:
- * results are bit-identical run to run. */
+ * Per scale block and tile the mma sums the block's steps from zero into c
+ * (NF4: two mma per step, the hi and lo table terms, c and c2), then acc
+ * += c * scale * 2^e. At the end of a unit the slices' partial sums meet in
+ * shared memory and are added in slice order (and the split terms in
+ * order); with RMSNorm the row's 1/rms multiplies the sum. No atomics:
+ * bit-identical run to run.
+ *
+ * Start of a launch: griddepcontrol.launch_dependents first (the next
+ * matvec of the stream may start its own ring on SMs this grid frees), the
+ * first ring stages (weights only: they never depend on an earlier kernel),
+ * then griddepcontrol.wait, and only after it anything that reads x or
+ * gamma or writes y. B per CTA: one stage early (a full ring ahead of the
+ * staging delays the x loads); B per warp: the whole ring early. */
 #ifndef QGC_KERNELS_MATVEC_CUH
 #define QGC_KERNELS_MATVEC_CUH
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <stdint.h>
-
 #include "kernels_decode.cuh"
 #include "kernels_stage.cuh"
-#include "kernels_util.cuh"
 #include "layout.h"
 
 namespace qgc {
 
-constexpr int kWarps = 8;
-constexpr int kThreads = kWarps * 32;
-constexpr int kSegsPerWarp = 2;  /* U */
-constexpr int kMaxRoundBlocks = 32; /* 64-blocks per round, bounds bbuf */
-/* Rounds ahead of the one being computed whose weights are prefetched into
- * L2 (prefetch.global.L2, no registers): with the register set of the next
- * round that keeps about kL2Ahead rounds (kL2Ahead x 32 KB per SM at 16
- * warps) of weight requests in flight instead of one. */
-constexpr int kL2Ahead = 3;
+/* How B is made (kernels_stage.cuh): bf16 x as stored (Q2_0, no norm), one
+ * fp16 term (NF4, bf16 x, no norm), two fp16 terms (NF4, f32 x or norm),
+ * three bf16 terms (Q2_0, f32 x or norm). */
+enum XMode { kDirect = 0, kS1 = 1, kS2 = 2, kB3 = 3 };
+__host__ __device__ constexpr int xmode_splits(int xm) { return xm == kS2 ? 2 : xm == kB3 ? 3 : 1; }
+__host__ __device__ constexpr bool xmode_bf16(int xm) { return xm == kDirect || xm == kB3; }
 
-struct MatvecParams {
-  const uint8_t *codes;
-  const char *scales;      /* main region [full segment][row][per segment] */
-  const char *scales_tail; /* [row][tail scales] */
-  int64_t row_bytes;       /* code bytes per row */
-  int64_t n, k, nblk64;
-  int64_t nseg, nseg_full; /* segments per row; full ones */
-  int ntail;               /* 64-blocks of the tail segment (0: none) */
-  int ks, tpc;             /* k-slices, tiles per CTA (ks * tpc = 8) */
-  int rb_per_round;        /* 64-blocks per round = ks * U * blocks per segment */
-  int64_t nrounds;
-  const void *x;           /* [m_active, k] */
-  const void *gamma;       /* [k] or NULL */
-  void *y;                 /* [m_active, n] */
-  bool x_bf16, x_vec, g_bf16, g_vec, y_bf16;
-  int m_active;            /* activation rows of this launch */
-  int ncols;               /* staged: m_active * splits */
-  float eps, inv_k;
-};
+constexpr int kStages = 2;      /* ring slots per warp (deeper rings were slower) */
+constexpr int kMaxWarps = 16;   /* per CTA: 512 threads at 128 registers */
+constexpr int kMaxThreads = 32 * kMaxWarps;
+constexpr int kLutBytes = kLutEntries * 8; /* NF4 table, static shared memory */
 
-/* What the kernel knows of a layout (FMT: a qg_layout_id). A layout
- * without a specialisation has no kernels here: the module refuses its
- * weights (qgc_has_kernels). */
-template <int FMT>
+/* What the kernels know of a layout (L: a qg_layout_id). A layout without
+ * a specialisation has no kernels here: the module refuses its weights
+ * (qgc_has_kernels). Everything else follows from format and group. */
+template <int L>
 struct Fmt {
   static constexpr bool kKernels = false;
 };
-template <>
-struct Fmt<QG_LAYOUT_NF4> {
+template <int FORMAT, int GROUP>
+struct FmtOf {
   static constexpr bool kKernels = true;
-  static constexpr int kBlocksPerSeg = 2;
-  static constexpr bool kQ2 = false;
+  static constexpr bool kNF4 = FORMAT == QGEMV_NF4;
+  static constexpr int kGroup = GROUP;
+  static constexpr int KC = kNF4 ? 256 : 512;            /* k per chunk */
+  static constexpr int BK = GROUP;                       /* k per scale block */
+  static constexpr int QB = BK / 64;                     /* 64-parts of a block */
+  static constexpr int NEB = KC / BK;                    /* scale blocks per chunk */
+  static constexpr int B64 = KC / 64;                    /* 64-blocks per chunk */
+  static constexpr int SS = kNF4 ? 4 : 2;                /* bytes per scale */
+  static constexpr int SRB = NEB * SS;                   /* a row's scale bytes per chunk */
+  static constexpr int BCB = kNF4 ? 512 : 256;           /* code bytes per 64-block of a tile */
+  static constexpr int CH = QGC_CHUNK_CODE_BYTES + QGC_TILE_ROWS * SRB; /* chunk bytes */
 };
+/* Tiles per warp a kernel of NG column groups may take: NF4 with 16
+ * columns holds two accumulators per tile (the table's two terms), and
+ * two tiles of them spill past 128 registers. */
+template <int FORMAT>
+__host__ __device__ constexpr int max_tiles(int NG) {
+  return FORMAT == QGEMV_NF4 && NG == 2 ? 1 : 2;
+}
 template <>
-struct Fmt<QG_LAYOUT_Q2_G64> {
-  static constexpr bool kKernels = true;
-  static constexpr int kBlocksPerSeg = 4;
-  static constexpr bool kQ2 = true;
-};
+struct Fmt<QG_LAYOUT_NF4> : FmtOf<QGEMV_NF4, 64> {};
 template <>
-struct Fmt<QG_LAYOUT_Q2_G128> {
-  static constexpr bool kKernels = true;
-  static constexpr int kBlocksPerSeg = 4;
-  static constexpr bool kQ2 = true;
+struct Fmt<QG_LAYOUT_Q2_G64> : FmtOf<QGEMV_Q2_0, 64> {};
+template <>
+struct Fmt<QG_LAYOUT_Q2_G128> : FmtOf<QGEMV_Q2_0, 128> {};
+
+struct Params {
+  const uint8_t *w;   /* the tile stream (layout.h) */
+  int64_t tile_bytes;
+  int64_t n, k;       /* n: y's row stride */
+  int tiles;          /* full tiles */
+  int nch, last_b64;  /* chunks per row; 64-blocks of the last */
+  int last_bytes;     /* bytes of a tile's last chunk */
+  int T_groups;       /* row groups: ceil(tiles / T) */
+  int units;          /* ceil(row groups / G) */
+  int G, KS;
+  int early;          /* ring stages issued before griddepcontrol.wait */
+  int phases;         /* BS = 1: 1 = B for all of k; R > 1: in R phases */
+  const void *x, *gamma; /* x [m][k] of this launch; gamma [k] or null */
+  void *y;            /* [m][n] of this launch */
+  int m, ncols;       /* activation rows, B columns (m x splits) */
+  int x_bf16, x_vec, g_bf16, g_vec, y_bf16;
+  float eps, inv_k;
 };
 
-/* Activation rows per launch, at most: direct 16 (two mma column groups of
- * 8), staged 8 (8 columns with one split; 16 columns, two groups, with two
- * splits). The plan may give a two-split launch 4 rows where 16 columns do
- * not fit in shared memory; the columns a launch has pick the
- * instantiation (NG = 1 or 2). */
-__host__ __device__ constexpr int slots_per_launch(bool direct, int splits) { return direct ? 16 : 8 + 0 * splits; }
-/* 2^e per column of a staged round block: pbuf [rb][kPCols]. */
-constexpr int kPCols = 16;
-
-/* Shared memory of a launch (host and device agree on the layout). */
-__host__ __device__ constexpr int smem_lut_bytes(int fmt, bool direct) {
-  return (fmt == QG_LAYOUT_NF4 && !direct) ? kLutBytes : 0;
+/* Chunks per slice and phase; scale blocks the staged B buffer holds (all
+ * of k, or KS slices x one phase's chunks). */
+__host__ __device__ inline int phase_chunks(int nch, int KS, int phases) {
+  return ((nch + KS - 1) / KS + phases - 1) / phases;
 }
-__host__ __device__ constexpr size_t smem_main_bytes(int fmt, bool direct, int rb_per_round, int ncols) {
-  return direct ? 0 : (size_t)smem_lut_bytes(fmt, direct) + (size_t)rb_per_round * ncols * kColStride +
-                          (size_t)rb_per_round * kPCols * sizeof(float);
-}
-__host__ __device__ constexpr size_t smem_epilogue_bytes(bool direct, int splits) {
-  return (size_t)kWarps * 2 * 32 * 16 +
-         (direct ? 0 : (size_t)slots_per_launch(direct, splits) * kMaxRoundBlocks * 4 * sizeof(float)) +
-         16 * sizeof(float);
-}
-__host__ __device__ constexpr size_t smem_bytes(int fmt, bool direct, int splits, int rb_per_round, int ncols) {
-  return smem_main_bytes(fmt, direct, rb_per_round, ncols) > smem_epilogue_bytes(direct, splits)
-             ? smem_main_bytes(fmt, direct, rb_per_round, ncols)
-             : smem_epilogue_bytes(direct, splits);
+__host__ __device__ inline int b_scale_blocks(int64_t k, int BK, int NEB, int nch, int KS, int phases) {
+  return phases <= 1 ? (int)(k / BK) : KS * phase_chunks(nch, KS, phases) * NEB;
 }
 
-/* What one lane holds of one segment: codes of rows g and g+8, scales. */
-struct SegRegs {
-  uint4 cg, ch;
-  uint2 sg, sh;
+/* Dynamic shared memory of a launch (byte offsets; host and device agree):
+ *   bars  one mbarrier per ring slot and warp
+ *   ring  W warps x kStages slots x T chunks
+ *   comb  the slice partials of one unit [W][T][NG][32] float4, and the
+ *         per-warp norm sums [W][NG][8] (BS = 0)
+ *   B     (BS = 1) the B words of every 64-block and column [b][col][t][8]
+ *         words, 2^e [block][col], norm block sums [block][col], slice
+ *         sums [slice][col]
+ * The NF4 table is static shared memory (kLutBytes). */
+struct SmemPlan {
+  int bars, ring, comb, sbB, sbP, sbQ, sbS, total;
+};
+__host__ __device__ constexpr int round_up(int v, int a) { return (v + a - 1) / a * a; }
+__host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int NG, int neb, int ncols, int KS) {
+  SmemPlan p{};
+  int off = 0;
+  p.bars = off;
+  off += round_up(W * kStages * 8, 128);
+  p.ring = off;
+  off += W * kStages * T * CH;
+  p.comb = off;
+  off += W * T * NG * 512 + W * NG * 8 * 4;
+  p.sbB = p.sbP = p.sbQ = p.sbS = off;
+  if (neb > 0) {
+    off += neb * QB * ncols * 128;
+    p.sbP = off;
+    off += round_up(neb * ncols * 4, 16);
+    p.sbQ = off;
+    off += round_up(neb * ncols * 4, 16);
+    p.sbS = off;
+    off += round_up(KS * ncols * 4, 16);
+  }
+  p.total = off;
+  return p;
+}
+template <int L>
+__host__ __device__ inline SmemPlan smem_plan_of(bool bs, int W, int T, int NG, int64_t k, int nch, int ncols, int KS,
+                                                 int phases) {
+  using F = Fmt<L>;
+  return smem_plan(F::CH, F::QB, W, T, NG, bs ? b_scale_blocks(k, F::BK, F::NEB, nch, KS, phases) : 0, ncols, KS);
+}
+
+/* B words of one 64-block and column in the staged buffer (BS = 1). */
+__device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col, int t) {
+  return sbB + ((size_t)(blk * ncols + col) * 4 + t) * 32;
+}
+
+/* A ring slot's chunks as a lane sees them: tile tt's chunk at tt * CH;
+ * TAIL: the row's last chunk, of nb64 64-blocks (< B64). Host and device
+ * (the CPU emulation test reads its slots through it). */
+template <int L, bool TAIL>
+struct View {
+  using F = Fmt<L>;
+  const char *base;
+  int lane, g, nb64;
+  QGC_HD int code_bytes() const { return TAIL ? nb64 * F::BCB : QGC_CHUNK_CODE_BYTES; }
+  QGC_HD int srb() const { return TAIL ? nb64 / F::QB * F::SS : F::SRB; }
+  QGC_HD uint4 word(int tt, int j) const {
+    return *reinterpret_cast<const uint4 *>(base + tt * F::CH + j * 512 + lane * 16);
+  }
+  /* Q2_0: the words of rows g, g + 8 of half `half` of word j; a last
+   * chunk with an odd count of 64-blocks ends in a half word. */
+  QGC_HD void q2_words(int tt, int j, int half, uint32_t &wg, uint32_t &wh) const {
+    if (TAIL && 2 * j + 1 >= nb64) {
+      const uint2 h = *reinterpret_cast<const uint2 *>(base + tt * F::CH + j * 512 + lane * 8);
+      wg = h.x, wh = h.y;
+      return;
+    }
+    const uint4 u = word(tt, j);
+    wg = half ? u.z : u.x;
+    wh = half ? u.w : u.y;
+  }
+  /* The scale of block e of row g (h = 0) or g + 8 (h = 1). */
+  QGC_HD float scale(int tt, int h, int e) const {
+    const char *s = base + tt * F::CH + code_bytes() + (g + 8 * h) * srb() + e * F::SS;
+    if (F::kNF4) return *reinterpret_cast<const float *>(s);
+    return half_bits_f32(*reinterpret_cast<const unsigned short *>(s));
+  }
 };
 
-QGC_HD uint32_t word_of(const uint4 &v, int i) {
-  return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
-}
+/* The per-warp state of the chunk loop. */
+template <int L, int XM, int NG, int T, int BS>
+struct WarpCtx {
+  using F = Fmt<L>;
+  static constexpr int QB = F::QB, NEB = F::NEB, SPL = xmode_splits(XM);
+  static constexpr bool BF = xmode_bf16(XM);
+  static_assert(F::kNF4 != BF, "NF4 takes fp16 B (S1, S2), Q2_0 bf16 B (direct, B3)");
+  int lane, g, t;
+  uint32_t lane8;
+  const uint2 *lut;
+  char *sbB;
+  const float *sbP;
+  float acc[T][NG][4];
+  float ss[NG];
 
-template <int FMT>
-QGC_HD float block_scale(uint2 s, int b) {
-  if (FMT == QG_LAYOUT_NF4) return bits_f32(b == 0 ? s.x : s.y);
-  uint32_t h;
-  if (FMT == QG_LAYOUT_Q2_G64)
-    h = (b < 2 ? s.x : s.y) >> (16 * (b & 1));
-  else
-    h = s.x >> (16 * (b >> 1));
-  return __half2float(__ushort_as_half((unsigned short)(h & 0xffffu)));
-}
-
-template <int FMT>
-QGC_HD void load_seg(const MatvecParams &p, const uint8_t *cg, const uint8_t *ch, int64_t rg,
-                                         int64_t rh, int64_t seg, int t, SegRegs &r) {
-  if (seg >= p.nseg) return;
-  const int64_t off = seg * 64;
-  if (seg < p.nseg_full) {
-    r.cg = ld_stream_v4(cg + off + 16 * t);
-    r.ch = ld_stream_v4(ch + off + 16 * t);
-    /* Scales of the segment: NF4 2 floats, Q2_0 g64 4 halves (8 bytes),
-     * g128 2 halves (4 bytes), segment-major so rows g of a warp touch
-     * adjacent words (and the four t of a row one address). */
-    if (FMT == QG_LAYOUT_Q2_G128) {
-      r.sg = make_uint2(ld_stream_u32(p.scales + (seg * p.n + rg) * 4), 0u);
-      r.sh = make_uint2(ld_stream_u32(p.scales + (seg * p.n + rh) * 4), 0u);
-    } else {
-      r.sg = ld_stream_v2(p.scales + (seg * p.n + rg) * 8);
-      r.sh = ld_stream_v2(p.scales + (seg * p.n + rh) * 8);
-    }
-    return;
-  }
-  /* The tail segment: fewer blocks, so narrower loads. */
-  if (!Fmt<FMT>::kQ2) {
-    const uint2 a = ld_stream_v2(cg + off + 8 * t), b = ld_stream_v2(ch + off + 8 * t);
-    r.cg = make_uint4(a.x, a.y, 0u, 0u);
-    r.ch = make_uint4(b.x, b.y, 0u, 0u);
-    r.sg = make_uint2(ld_stream_u32(p.scales_tail + rg * 4), 0u);
-    r.sh = make_uint2(ld_stream_u32(p.scales_tail + rh * 4), 0u);
-    return;
-  }
-  r.cg = make_uint4(ld_stream_u32(cg + off + 4 * t), 0u, 0u, 0u);
-  r.ch = make_uint4(ld_stream_u32(ch + off + 4 * t), 0u, 0u, 0u);
-  if (p.ntail > 1) {
-    r.cg.y = ld_stream_u32(cg + off + 16 + 4 * t);
-    r.ch.y = ld_stream_u32(ch + off + 16 + 4 * t);
-  }
-  if (p.ntail > 2) {
-    r.cg.z = ld_stream_u32(cg + off + 32 + 4 * t);
-    r.ch.z = ld_stream_u32(ch + off + 32 + 4 * t);
-  }
-  if (FMT == QG_LAYOUT_Q2_G128) { /* a tail of 128 k: one group */
-    r.sg = make_uint2(ld_stream_u16(p.scales_tail + rg * 2), 0u);
-    r.sh = make_uint2(ld_stream_u16(p.scales_tail + rh * 2), 0u);
-  } else { /* g64: one to three groups, as the halves of sg.x, sg.y */
-    const int nt = p.ntail;
-    const char *a = p.scales_tail + rg * nt * 2, *b = p.scales_tail + rh * nt * 2;
-    r.sg = make_uint2(ld_stream_u16(a), 0u);
-    r.sh = make_uint2(ld_stream_u16(b), 0u);
-    if (nt > 1) {
-      r.sg.x |= ld_stream_u16(a + 2) << 16;
-      r.sh.x |= ld_stream_u16(b + 2) << 16;
-    }
-    if (nt > 2) {
-      r.sg.y = ld_stream_u16(a + 4);
-      r.sh.y = ld_stream_u16(b + 4);
+  /* One chunk (k from kc0) seen through v; beb0 = the staged B buffer's
+   * scale block of the chunk's first (BS = 1). The blocks run in a loop
+   * that is not unrolled (unrolled, ptxas spills past 128 registers), EU
+   * scale blocks per iteration: Q2_0 g64's two blocks of a word, so that
+   * which half of the word a block takes stays a constant. */
+  template <bool TAIL>
+  __device__ __forceinline__ void chunk(const Params &p, const View<L, TAIL> &v, int64_t kc0, int beb0) {
+    constexpr int EU = !F::kNF4 && QB == 1 ? 2 : 1;
+    constexpr int UNROLL = !F::kNF4 && NG == 1 ? 2 : 1; /* Q2_0 m <= 8: its decode is issue-bound */
+#pragma unroll UNROLL
+    for (int e0 = 0; e0 < NEB; e0 += EU) {
+QGC_UNROLL
+      for (int e1 = 0; e1 < EU; ++e1) {
+        const int eb = e0 + e1;
+        if (TAIL && eb * QB >= v.nb64) break;
+        uint32_t bw[NG][QB][8];
+        float p0[NG], p1[NG];
+        if (BS)
+          load_b_smem(p, beb0 + eb, bw, p0, p1);
+        else
+          stage_b(p, kc0 + eb * F::BK, bw, p0, p1);
+QGC_UNROLL
+        for (int tt = 0; tt < T; ++tt) {
+          float c[NG][4], c2[NG][4]; /* c2: NF4's second mma (weight row g + 8) */
+QGC_UNROLL
+          for (int G = 0; G < NG; ++G)
+            c[G][0] = c[G][1] = c[G][2] = c[G][3] = c2[G][0] = c2[G][1] = c2[G][2] = c2[G][3] = 0.0f;
+QGC_UNROLL
+          for (int q = 0; q < QB; ++q) block_mma(v, tt, e0 * QB, e1 * QB + q, bw, q, c, c2);
+          if (F::kNF4) /* hi + lo of each weight row */
+QGC_UNROLL
+            for (int G = 0; G < NG; ++G) {
+              const float r0 = c[G][0] + c[G][2], r1 = c[G][1] + c[G][3];
+              c[G][2] = c2[G][0] + c2[G][2];
+              c[G][3] = c2[G][1] + c2[G][3];
+              c[G][0] = r0;
+              c[G][1] = r1;
+            }
+          const float sg = v.scale(tt, 0, eb), sh = v.scale(tt, 1, eb);
+QGC_UNROLL
+          for (int G = 0; G < NG; ++G) {
+            acc[tt][G][0] = fmaf(c[G][0], sg * p0[G], acc[tt][G][0]);
+            acc[tt][G][1] = fmaf(c[G][1], sg * p1[G], acc[tt][G][1]);
+            acc[tt][G][2] = fmaf(c[G][2], sh * p0[G], acc[tt][G][2]);
+            acc[tt][G][3] = fmaf(c[G][3], sh * p1[G], acc[tt][G][3]);
+          }
+        }
+      }
     }
   }
-}
 
-/* B words of lane (g, t) for one block in direct mode: activation row slot,
- * 16 bf16 at k = 64 blk + 16 t (w[2s], w[2s+1] = b0, b1 of step s). */
-QGC_HD void load_b_direct(const MatvecParams &p, int slot, int64_t blk, int t,
-                                              uint32_t (&w)[8]) {
-  if (slot >= p.m_active) {
-QGC_UNROLL
-    for (int i = 0; i < 8; ++i) w[i] = 0u;
-    return;
-  }
-  const uint16_t *src = static_cast<const uint16_t *>(p.x) + (int64_t)slot * p.k + blk * 64 + 16 * t;
-  if (p.x_vec) {
-    const uint4 a = ld_x_v4(src), b = ld_x_v4(src + 8);
-    w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = b.x, w[5] = b.y, w[6] = b.z, w[7] = b.w;
-  } else {
-QGC_UNROLL
-    for (int i = 0; i < 8; ++i) w[i] = ld_x_u16(src + 2 * i) | (ld_x_u16(src + 2 * i + 1) << 16);
-  }
-}
-
-/* B words of lane (g, t) for one block in staged mode (zero for columns
- * past the launch's). */
-QGC_HD void load_b_staged(const char *bbuf, int rb, int ncols, int g, int t, uint32_t (&w)[8]) {
-  if (g >= ncols) {
-QGC_UNROLL
-    for (int i = 0; i < 8; ++i) w[i] = 0u;
-    return;
-  }
-  const char *src = bbuf + ((size_t)rb * ncols + g) * kColStride + t * 32;
-  const uint4 lo = lds_v4(src), hi = lds_v4(src + 16);
-  w[0] = lo.x, w[1] = lo.y, w[2] = lo.z, w[3] = lo.w, w[4] = hi.x, w[5] = hi.y, w[6] = hi.z, w[7] = hi.w;
-}
-
-/* A fragment of step S of block b of a segment. */
-template <int FMT, bool DIRECT, int S>
-QGC_HD void step_frag(const SegRegs &r, int b, const char *lut, uint32_t lane4, uint32_t (&a)[4]) {
-  if (FMT == QG_LAYOUT_NF4)
-    nf4_step_frag<S>(lut, lane4, word_of(r.cg, 2 * b + S / 2), word_of(r.ch, 2 * b + S / 2), a);
-  else
-    q2_step_frag<DIRECT, S>(word_of(r.cg, b), word_of(r.ch, b), a);
-}
-
-/* acc += c * factor for one block: the rows' scales (sg row g, sh row g+8),
- * times 2^e of the lane's two columns in staged mode (pe). */
-template <bool DIRECT>
-QGC_HD void acc_block(float (&acc)[4], const float (&c)[4], float sg, float sh, float2 pe) {
-  if (DIRECT) {
-    acc[0] = fmaf(c[0], sg, acc[0]);
-    acc[1] = fmaf(c[1], sg, acc[1]);
-    acc[2] = fmaf(c[2], sh, acc[2]);
-    acc[3] = fmaf(c[3], sh, acc[3]);
-  } else {
-    acc[0] = fmaf(c[0], sg * pe.x, acc[0]);
-    acc[1] = fmaf(c[1], sg * pe.y, acc[1]);
-    acc[2] = fmaf(c[2], sh * pe.x, acc[2]);
-    acc[3] = fmaf(c[3], sh * pe.y, acc[3]);
-  }
-}
-
-/* Step S of a block: decode A just in time (few live registers) and
- * multiply it with every active column group. */
-template <int FMT, bool DIRECT, int NG, int S>
-__device__ __forceinline__ void mma_step(const MatvecParams &p, const SegRegs &r, int b, const char *lut,
-                                         uint32_t lane4, const uint32_t (&bw)[NG][8], float (&c)[NG][4]) {
-  uint32_t a[4];
-  step_frag<FMT, DIRECT, S>(r, b, lut, lane4, a);
-QGC_UNROLL
-  for (int G = 0; G < NG; ++G) {
-    if (G > 0 && G * 8 >= (DIRECT ? p.m_active : p.ncols)) break; /* a whole column group idle */
-    if (DIRECT)
-      mma_bf16(c[G], a[0], a[1], a[2], a[3], bw[G][2 * S], bw[G][2 * S + 1]);
+  /* The four steps of 64-block b0 + BI of tile tt (b0 even where Q2_0
+   * words hold two blocks): decode A, then the mma per column group (NF4:
+   * two, into c and c2, same B). */
+  template <bool TAIL>
+  __device__ __forceinline__ void block_mma(const View<L, TAIL> &v, int tt, int b0, int bi,
+                                            const uint32_t (&bw)[NG][QB][8], int q, float (&c)[NG][4],
+                                            float (&c2)[NG][4]) {
+    uint4 u = make_uint4(0u, 0u, 0u, 0u);
+    uint32_t wg = 0, wh = 0;
+    if (F::kNF4)
+      u = v.word(tt, b0 + bi);
     else
-      mma_f16(c[G], a[0], a[1], a[2], a[3], bw[G][2 * S], bw[G][2 * S + 1]);
-  }
-}
-
-template <int FMT, bool DIRECT, int NG>
-__device__ __forceinline__ void mma_steps(const MatvecParams &p, const SegRegs &r, int b, const char *lut,
-                                          uint32_t lane4, const uint32_t (&bw)[NG][8], float (&c)[NG][4]) {
-  mma_step<FMT, DIRECT, NG, 0>(p, r, b, lut, lane4, bw, c);
-  mma_step<FMT, DIRECT, NG, 1>(p, r, b, lut, lane4, bw, c);
-  mma_step<FMT, DIRECT, NG, 2>(p, r, b, lut, lane4, bw, c);
-  mma_step<FMT, DIRECT, NG, 3>(p, r, b, lut, lane4, bw, c);
-}
-
-template <int FMT, bool DIRECT, int SPLITS, int NG>
-__device__ __forceinline__ void compute_seg(const MatvecParams &p, const SegRegs &r, int64_t seg, int rb0,
-                                            const char *lut, uint32_t lane4, int g, int t, const char *bbuf,
-                                            const float *pbuf, float (&acc)[NG][4]) {
-  constexpr int BPS = Fmt<FMT>::kBlocksPerSeg;
-  if (seg >= p.nseg) return;
-  const int nb = seg < p.nseg_full ? BPS : p.ntail;
+      v.q2_words(tt, (b0 >> 1) + (bi >> 1), bi & 1, wg, wh);
 QGC_UNROLL
-  for (int b = 0; b < BPS; ++b) {
-    if (b >= nb) break;
-    uint32_t bw[NG][8];
-    if (DIRECT) {
-      const int64_t blk = seg * BPS + b;
+    for (int s = 0; s < 4; ++s) {
+      uint32_t a[4], a2[4];
+      if (F::kNF4) {
+        if (s == 0) nf4_frag2<0>(lut, lane8, u, a, a2);
+        if (s == 1) nf4_frag2<1>(lut, lane8, u, a, a2);
+        if (s == 2) nf4_frag2<2>(lut, lane8, u, a, a2);
+        if (s == 3) nf4_frag2<3>(lut, lane8, u, a, a2);
+      } else {
+        if (s == 0) q2_frag<0>(wg, wh, a);
+        if (s == 1) q2_frag<1>(wg, wh, a);
+        if (s == 2) q2_frag<2>(wg, wh, a);
+        if (s == 3) q2_frag<3>(wg, wh, a);
+      }
 QGC_UNROLL
-      for (int G = 0; G < NG; ++G) load_b_direct(p, G * 8 + g, blk, t, bw[G]);
-    } else {
-QGC_UNROLL
-      for (int G = 0; G < NG; ++G) load_b_staged(bbuf, rb0 + b, p.ncols, G * 8 + g, t, bw[G]);
+      for (int G = 0; G < NG; ++G) {
+        if (F::kNF4) {
+          mma_f16(c[G], a, bw[G][q][2 * s], bw[G][q][2 * s + 1]);
+          mma_f16(c2[G], a2, bw[G][q][2 * s], bw[G][q][2 * s + 1]);
+        } else {
+          mma_bf16(c[G], a, bw[G][q][2 * s], bw[G][q][2 * s + 1]);
+        }
+      }
     }
+  }
 
-    float c[NG][4];
-QGC_UNROLL
-    for (int G = 0; G < NG; ++G) c[G][0] = c[G][1] = c[G][2] = c[G][3] = 0.0f;
-    mma_steps<FMT, DIRECT, NG>(p, r, b, lut, lane4, bw, c);
-
-    const float sg = block_scale<FMT>(r.sg, b), sh = block_scale<FMT>(r.sh, b);
+  /* BS = 1: the lane's B words and 2^e from the CTA's staged buffer (eb =
+   * the buffer's scale block). */
+  __device__ __forceinline__ void load_b_smem(const Params &p, int eb, uint32_t (&bw)[NG][QB][8], float (&p0)[NG],
+                                              float (&p1)[NG]) {
 QGC_UNROLL
     for (int G = 0; G < NG; ++G) {
-      const float2 pe = DIRECT ? make_float2(1.0f, 1.0f)
-                               : *reinterpret_cast<const float2 *>(pbuf + (rb0 + b) * kPCols + 8 * G + 2 * t);
-      acc_block<DIRECT>(acc[G], c[G], sg, sh, pe);
+      const int col = 8 * G + g;
+QGC_UNROLL
+      for (int q = 0; q < QB; ++q) {
+        uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
+        if (col < p.ncols) {
+          const char *src = sb_words(sbB, eb * QB + q, p.ncols, col, t);
+          lo = lds128_ordered(src);
+          hi = lds128_ordered(src + 16);
+        }
+        bw[G][q][0] = lo.x, bw[G][q][1] = lo.y, bw[G][q][2] = lo.z, bw[G][q][3] = lo.w;
+        bw[G][q][4] = hi.x, bw[G][q][5] = hi.y, bw[G][q][6] = hi.z, bw[G][q][7] = hi.w;
+      }
+      if (BF) {
+        p0[G] = p1[G] = 1.0f;
+      } else {
+        const int c0 = 8 * G + 2 * t;
+        p0[G] = c0 < p.ncols ? sbP[eb * p.ncols + c0] : 0.0f;
+        p1[G] = c0 + 1 < p.ncols ? sbP[eb * p.ncols + c0 + 1] : 0.0f;
+      }
     }
+  }
+
+  /* BS = 0: the B words of the lane's column for the scale block at kb,
+   * built here from x, and the 2^e of the lane's output columns 2t, 2t+1. */
+  __device__ __forceinline__ void stage_b(const Params &p, int64_t kb, uint32_t (&bw)[NG][QB][8], float (&p0)[NG],
+                                          float (&p1)[NG]) {
+    const int64_t e0 = kb + 16 * t;
+    const XSrc src = {p.gamma, p.x_bf16 != 0, p.x_vec != 0, p.g_bf16 != 0, p.g_vec != 0};
+QGC_UNROLL
+    for (int G = 0; G < NG; ++G) {
+      const int col = 8 * G + g;
+      if (XM == kDirect) {
+        if (col < p.m) {
+          stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)col * p.k * 2, e0, src.x_vec, bw[G]);
+        } else {
+QGC_UNROLL
+          for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+            for (int i = 0; i < 8; ++i) bw[G][q][i] = 0u;
+        }
+        p0[G] = p1[G] = 1.0f;
+        continue;
+      }
+      float v[QB][16];
+      float amax = 0.0f, qb = 0.0f;
+      if (col < p.ncols) {
+        amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src,
+                              e0, v, &qb);
+      } else {
+QGC_UNROLL
+        for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+          for (int j = 0; j < 16; ++j) v[q][j] = 0.0f;
+      }
+      if (p.gamma != nullptr) { /* the block's sum of squares, added in block order */
+        qb += __shfl_xor_sync(0xffffffffu, qb, 1);
+        qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+        ss[G] += qb;
+      }
+      if (XM == kB3) {
+        stage_pack_b3<QB>(v, col % SPL, bw[G]);
+        p0[G] = p1[G] = 1.0f;
+        continue;
+      }
+      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+      const float pc = stage_pack<SPL, QB>(v, amax, col % SPL, bw[G]);
+      p0[G] = __shfl_sync(0xffffffffu, pc, 8 * t);
+      p1[G] = __shfl_sync(0xffffffffu, pc, 8 * t + 4);
+    }
+  }
+};
+
+/* BS = 1: the whole CTA builds B (phase ph of every slice, or all of k
+ * when phases == 1) with stage_b's functions, one thread per (scale block,
+ * column, t), so the words, 2^e and block sums of squares are the same
+ * bits; then one thread per (slice, column) adds its slice's block sums in
+ * block order (continuing across phases). Buffer scale block bi: all of k:
+ * the block of k; phased: (s P + j) NEB + e for local chunk ph P + j of
+ * slice s. */
+template <int L, int XM>
+__device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, float *sbP, float *sbQ, float *sbS) {
+  using F = Fmt<L>;
+  constexpr int BK = F::BK, QB = F::QB, SPL = xmode_splits(XM), NEB = F::NEB;
+  const int neb_k = (int)(p.k / BK); /* scale blocks of k */
+  const int nbe = b_scale_blocks(p.k, BK, NEB, p.nch, p.KS, p.phases), units = p.ncols * nbe * 4;
+  const int P = phase_chunks(p.nch, p.KS, p.phases);
+  const XSrc src = {p.gamma, p.x_bf16 != 0, p.x_vec != 0, p.g_bf16 != 0, p.g_vec != 0};
+  for (int base = 0; base < units; base += blockDim.x) {
+    const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, col = cu % p.ncols, bi = cu / p.ncols;
+    int eb = bi;
+    bool act = u < units;
+    if (p.phases > 1) {
+      const int s = bi / (P * NEB), r = bi % (P * NEB), lc = ph * P + r / NEB;
+      const int c0 = (int)((int64_t)s * p.nch / p.KS), c1 = (int)((int64_t)(s + 1) * p.nch / p.KS);
+      act = act && lc < c1 - c0;
+      eb = (c0 + lc) * NEB + r % NEB;
+    }
+    act = act && eb < neb_k;
+    const int64_t e0 = (int64_t)eb * BK + 16 * t;
+    uint32_t w[QB][8];
+    if (XM == kDirect) {
+      if (act) stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)col * p.k * 2, e0, src.x_vec, w);
+    } else {
+      float v[QB][16], amax = 0.0f, qb = 0.0f;
+      if (act) {
+        amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src,
+                              e0, v, &qb);
+      } else {
+QGC_UNROLL
+        for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+          for (int j = 0; j < 16; ++j) v[q][j] = 0.0f;
+      }
+      if (p.gamma != nullptr) {
+        qb += __shfl_xor_sync(0xffffffffu, qb, 1);
+        qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+        if (act && t == 0) sbQ[bi * p.ncols + col] = qb;
+      }
+      if (XM == kB3) {
+        stage_pack_b3<QB>(v, col % SPL, w);
+      } else {
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+        const float pc = stage_pack<SPL, QB>(v, amax, col % SPL, w);
+        if (act && t == 0) sbP[bi * p.ncols + col] = pc;
+      }
+    }
+    if (act) {
+QGC_UNROLL
+      for (int q = 0; q < QB; ++q) {
+        char *dst = sb_words(sbB, bi * QB + q, p.ncols, col, t);
+        *reinterpret_cast<uint4 *>(dst) = make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
+        *reinterpret_cast<uint4 *>(dst + 16) = make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
+      }
+    }
+  }
+  if (XM == kDirect || p.gamma == nullptr) return;
+  __syncthreads();
+  for (int i = threadIdx.x; i < p.KS * p.ncols; i += blockDim.x) {
+    const int s = i / p.ncols, col = i % p.ncols;
+    const int c0 = (int)((int64_t)s * p.nch / p.KS), c1 = (int)((int64_t)(s + 1) * p.nch / p.KS);
+    const int b1 = min(c1 * NEB, neb_k); /* the blocks of the slice that exist */
+    float q = 0.0f;
+    if (p.phases <= 1) {
+      for (int b = c0 * NEB; b < b1; ++b) q += sbQ[b * p.ncols + col];
+    } else {
+      q = ph == 0 ? 0.0f : sbS[i];
+      const int lc0 = ph * P, lc1 = min(lc0 + P, c1 - c0);
+      for (int lc = lc0; lc < lc1; ++lc)
+        for (int e = 0; e < NEB && (c0 + lc) * NEB + e < b1; ++e) q += sbQ[((s * P + lc - lc0) * NEB + e) * p.ncols + col];
+    }
+    sbS[i] = q;
   }
 }
 
-/* NG: mma column groups of 8 columns (direct: activation rows; staged:
- * rows x splits). NG = 1 serves launches of <= 8 columns, NG = 2 of 9..16;
- * group 0 runs the same instructions in both, and every column's arithmetic
- * is its own, so a row's result does not depend on the instantiation or its
- * slot. */
-template <int FMT, bool DIRECT, int SPLITS, int NG>
-__global__ void __launch_bounds__(kThreads, 2) matvec_kernel(const MatvecParams p) {
-  static_assert(NG == 1 || NG == 2, "column groups");
-  constexpr int BPS = Fmt<FMT>::kBlocksPerSeg;
-  constexpr int U = kSegsPerWarp;
-  constexpr int SLOTS = slots_per_launch(DIRECT, SPLITS);
-  /* Staging units per thread: launches of NG = 1 stage <= 8 / SPLITS rows. */
-  constexpr int NUI = DIRECT ? 1 : (NG * 8 / SPLITS * kMaxRoundBlocks * 4 + kThreads - 1) / kThreads;
-  extern __shared__ __align__(16) char smem[];
+template <int L, int XM, int NG, int T, int BS>
+__global__ void __launch_bounds__(kMaxThreads, 1) matvec_kernel(const Params p) {
+  using F = Fmt<L>;
+  static_assert(T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG), "this many tiles spill");
+  constexpr int CH = F::CH, KC = F::KC, SPL = xmode_splits(XM), NEB = F::NEB, S = kStages;
+  extern __shared__ __align__(128) char smem[];
+  pdl_launch_dependents();
+  const int W = blockDim.x >> 5, w = threadIdx.x >> 5;
+  const int gi = w / p.KS, sl = w % p.KS;
+  const SmemPlan sp = smem_plan_of<L>(BS != 0, W, T, NG, p.k, p.nch, p.ncols, p.KS, p.phases);
 
-  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-  const int ti = warp / p.ks, ks = warp % p.ks;
-  const int64_t tile = (int64_t)blockIdx.x * p.tpc + ti;
-  /* Rows past n (last tile) read row n-1 and are never stored. */
-  const int64_t rg = min(tile * 16 + g, p.n - 1), rh = min(tile * 16 + g + 8, p.n - 1);
-  const uint8_t *cg = p.codes + rg * p.row_bytes, *ch = p.codes + rh * p.row_bytes;
-
-  char *lut = smem;
-  char *bbuf = smem + smem_lut_bytes(FMT, DIRECT);
-  float *pbuf = reinterpret_cast<float *>(bbuf + (size_t)p.rb_per_round * p.ncols * kColStride); /* [rb][kPCols] */
-  const StageSrc src = {p.x, p.gamma, p.k, p.nblk64, p.rb_per_round, p.m_active, p.ncols,
-                        p.x_bf16, p.x_vec, p.g_bf16, p.g_vec};
-  float ss[NUI];
-QGC_UNROLL
-  for (int i = 0; i < NUI; ++i) ss[i] = 0.0f;
-  if (!DIRECT) {
-    if (FMT == QG_LAYOUT_NF4) nf4_lut_init(lut);
-    for (int i = threadIdx.x; i < p.rb_per_round * kPCols; i += kThreads) pbuf[i] = 0.0f;
+  WarpCtx<L, XM, NG, T, BS> cx;
+  cx.lane = threadIdx.x & 31;
+  cx.g = cx.lane >> 2;
+  cx.t = cx.lane & 3;
+  cx.lane8 = 8u * (cx.lane & 15);
+  cx.lut = nullptr;
+  cx.sbB = smem + sp.sbB;
+  cx.sbP = reinterpret_cast<const float *>(smem + sp.sbP);
+  if constexpr (F::kNF4) {
+    __shared__ uint2 lut_s[kLutEntries];
+    for (int i = threadIdx.x; i < kLutEntries; i += blockDim.x) lut_s[i] = nf4_lut_entry(i >> 4);
+    cx.lut = lut_s;
+  }
+  const uint32_t bars = smem_addr(smem + sp.bars) + w * S * 8;
+  char *ring = smem + sp.ring + (size_t)w * S * T * CH;
+  const uint32_t ring_s = smem_addr(ring);
+  if (QGC_TMA && cx.lane == 0) {
+    for (int s = 0; s < S; ++s) mbar_init(bars + 8 * s, 1);
+    fence_mbar_init();
   }
 
-  float acc[NG][4];
+  const int c0 = (int)((int64_t)sl * p.nch / p.KS), c1 = (int)((int64_t)(sl + 1) * p.nch / p.KS);
+  const int nloc = c1 - c0;
+  /* The units of this CTA; the warp's valid ones come first (its row
+   * group grows with the unit). */
+  const int iters = (int)blockIdx.x < p.units ? (p.units - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x : 0;
+  int nvalid = 0;
+  while (nvalid < iters && ((int)blockIdx.x + nvalid * (int)gridDim.x) * p.G + gi < p.T_groups) ++nvalid;
+  /* One stream of chunks over the warp's units: position j is chunk c0 +
+   * j % nloc of unit j / nloc, in slot j % S. The issue position advances
+   * by one chunk at a time (no division in the loop). */
+  const int total = nvalid * nloc;
+  int iss_it = 0, iss_i = 0; /* the next chunk to issue */
+  auto issue_next = [&]() {
+    const int slot = (iss_it * nloc + iss_i) % S;
+    const int rg = ((int)blockIdx.x + iss_it * (int)gridDim.x) * p.G + gi, ci = c0 + iss_i;
+    const uint32_t bytes = ci + 1 < p.nch ? (uint32_t)CH : (uint32_t)p.last_bytes;
+    const uint8_t *src[T];
 QGC_UNROLL
-  for (int G = 0; G < NG; ++G) acc[G][0] = acc[G][1] = acc[G][2] = acc[G][3] = 0.0f;
-
-  const int64_t segs_per_round = (int64_t)p.ks * U;
-  const uint32_t lane4 = (uint32_t)lane * 4u;
-  SegRegs ra[U], rb[U];
-
-  auto load_round = [&](SegRegs(&regs)[U], int64_t round) {
+    for (int tt = 0; tt < T; ++tt)
+      src[tt] = p.w + (int64_t)min(rg * T + tt, p.tiles - 1) * p.tile_bytes + (int64_t)ci * CH;
+    if (QGC_TMA) {
+      if (cx.lane == 0) {
+        fence_proxy_async();
+        mbar_arrive_tx(bars + 8 * slot, T * bytes);
 QGC_UNROLL
-    for (int u = 0; u < U; ++u)
-      load_seg<FMT>(p, cg, ch, rg, rh, round * segs_per_round + ks * U + u, t, regs[u]);
-  };
-  auto run_round = [&](const SegRegs(&regs)[U], int64_t round) {
-    if (!DIRECT) {
-      __syncthreads(); /* every warp is done reading the previous round */
-      stage_round<SPLITS, NUI>(src, round, bbuf, pbuf, ss);
-      __syncthreads();
+        for (int tt = 0; tt < T; ++tt) bulk_g2s(ring_s + (slot * T + tt) * CH, src[tt], bytes, bars + 8 * slot);
+      }
+    } else {
+QGC_UNROLL
+      for (int tt = 0; tt < T; ++tt)
+        for (int pc = cx.lane; pc < (int)bytes / 16; pc += 32)
+          cp_async16(ring_s + (slot * T + tt) * CH + pc * 16, src[tt] + pc * 16);
     }
-QGC_UNROLL
-    for (int u = 0; u < U; ++u)
-      compute_seg<FMT, DIRECT, SPLITS, NG>(p, regs[u], round * segs_per_round + ks * U + u, (ks * U + u) * BPS, lut,
-                                       lane4, g, t, bbuf, pbuf, acc);
+    if (++iss_i == nloc) iss_i = 0, ++iss_it;
   };
-
-  /* L2 prefetch of a round's full segments of this warp, from the row
-   * pointers the loads use (no extra live registers): lane (g, t) the first
-   * (t even) or last (t odd) line of the U segments of row g (t < 2) or g + 8
-   * (t >= 2) -- the same line when rows are 128-byte aligned, a free L2 hit
-   * -- and lane (0, t < U) the scales of segment t (16 rows x 4 or 8 bytes:
-   * one line). Every address lies inside the uploaded arrays. */
-  constexpr int kSegScaleBytes = FMT == QG_LAYOUT_Q2_G128 ? 4 : 8;
-  /* Not in direct NG = 2 (9..16 rows): there it costs a few spilled
-   * registers on sm_90 (ptxas), and those launches have mma work to hide
-   * latency behind. */
-  constexpr bool kPrefetch = !(DIRECT && NG == 2);
-  auto prefetch_round = [&](int64_t round) {
-    if (!kPrefetch || round >= p.nrounds) return;
-    const int64_t seg0 = round * segs_per_round + ks * U;
-    if (seg0 + U - 1 < p.nseg_full) prefetch_l2((t < 2 ? cg : ch) + seg0 * 64 + (t & 1) * (U * 64 - 1));
-    if (g == 0 && t < U && seg0 + t < p.nseg_full) prefetch_l2(p.scales + ((seg0 + t) * p.n + rg) * kSegScaleBytes);
-  };
-
-  load_round(ra, 0);
-QGC_UNROLL
-  for (int i = 2; i < kL2Ahead; ++i) prefetch_round(i);
-  for (int64_t r = 0; r < p.nrounds; r += 2) {
-    if (r + 1 < p.nrounds) load_round(rb, r + 1);
-    prefetch_round(r + kL2Ahead);
-    run_round(ra, r);
-    if (r + 1 >= p.nrounds) break;
-    if (r + 2 < p.nrounds) load_round(ra, r + 2);
-    prefetch_round(r + 1 + kL2Ahead);
-    run_round(rb, r + 1);
-  }
-
-  /* Epilogue: slice partials and sums of squares through shared memory. */
-  __syncthreads();
-  float4 *part = reinterpret_cast<float4 *>(smem);
-  float *ssb = reinterpret_cast<float *>(smem + (size_t)kWarps * 2 * 32 * 16);
-  float *inv = ssb + (DIRECT ? 0 : SLOTS * kMaxRoundBlocks * 4);
-QGC_UNROLL
-  for (int G = 0; G < NG; ++G)
-    part[(warp * NG + G) * 32 + lane] = make_float4(acc[G][0], acc[G][1], acc[G][2], acc[G][3]);
-  const bool norm = !DIRECT && p.gamma != nullptr;
-  if (norm) {
-    const int units = p.m_active * p.rb_per_round * 4;
-QGC_UNROLL
-    for (int i = 0; i < NUI; ++i) {
-      const int u = threadIdx.x + i * kThreads;
-      if (u < units) ssb[u] = ss[i];
+  /* Ring stages [j0, j1) of the stream (cp.async: one commit group each). */
+  auto prologue = [&](int j0, int j1) {
+    for (int j = j0; j < j1; ++j) {
+      if (j < total) issue_next();
+      if (!QGC_TMA) cp_async_commit();
     }
-  }
-  __syncthreads();
-  if (norm) {
-    if (threadIdx.x < p.m_active) {
-      const int n4 = p.rb_per_round * 4;
-      float sum = 0.0f;
-      for (int j = 0; j < n4; ++j) sum += ssb[threadIdx.x * n4 + j];
-      inv[threadIdx.x] = 1.0f / sqrtf(sum * p.inv_k + p.eps);
+  };
+  prologue(0, p.early);
+  pdl_wait(); /* from here on x and gamma may be read and y written */
+  const bool phased = BS && p.phases > 1;
+  char *sbB = smem + sp.sbB;
+  float *sbP = reinterpret_cast<float *>(smem + sp.sbP), *sbQ = reinterpret_cast<float *>(smem + sp.sbQ),
+        *sbS = reinterpret_cast<float *>(smem + sp.sbS);
+  if (BS && !phased) stage_range<L, XM>(p, 0, sbB, sbP, sbQ, sbS);
+  __syncthreads(); /* the table, B and the barriers are ready */
+  prologue(p.early, S);
+
+  const int R = phased ? p.phases : 1, P = phased ? phase_chunks(p.nch, p.KS, p.phases) : nloc;
+  for (int it = 0; it < iters; ++it) {
+    const int u = (int)blockIdx.x + it * (int)gridDim.x;
+QGC_UNROLL
+    for (int tt = 0; tt < T; ++tt)
+QGC_UNROLL
+      for (int G = 0; G < NG; ++G) cx.acc[tt][G][0] = cx.acc[tt][G][1] = cx.acc[tt][G][2] = cx.acc[tt][G][3] = 0.0f;
+QGC_UNROLL
+    for (int G = 0; G < NG; ++G) cx.ss[G] = 0.0f;
+
+    for (int ph = 0; ph < R; ++ph) {
+      if (phased) {
+        __syncthreads(); /* every warp is done with the previous phase's B */
+        stage_range<L, XM>(p, ph, sbB, sbP, sbQ, sbS);
+        __syncthreads();
+      }
+      if (it >= nvalid) continue;
+      const int i0 = ph * P, i1 = min(nloc, i0 + P);
+      for (int i = i0; i < i1; ++i) {
+        const int q = it * nloc + i, slot = q % S, ci = c0 + i;
+        const int beb0 = phased ? (sl * P + i - i0) * NEB : ci * NEB;
+        if (QGC_TMA)
+          mbar_wait(bars + 8 * slot, (uint32_t)(q / S) & 1u);
+        else
+          cp_async_wait<S - 1>();
+        __syncwarp();
+        const char *base = ring + slot * T * CH;
+        if (ci + 1 == p.nch && p.last_b64 < F::B64)
+          cx.chunk(p, View<L, true>{base, cx.lane, cx.g, p.last_b64}, (int64_t)ci * KC, beb0);
+        else
+          cx.chunk(p, View<L, false>{base, cx.lane, cx.g, F::B64}, (int64_t)ci * KC, beb0);
+        __syncwarp(); /* every lane is done with the slot */
+        if (q + S < total) issue_next();
+        if (!QGC_TMA) cp_async_commit();
+      }
+    }
+
+    /* Combine: slice partials in slice order, split terms in order. */
+    float4 *part = reinterpret_cast<float4 *>(smem + sp.comb);
+    float *ssb = reinterpret_cast<float *>(part + W * T * NG * 32);
+    __syncthreads(); /* the previous unit's partials are read */
+QGC_UNROLL
+    for (int tt = 0; tt < T; ++tt)
+QGC_UNROLL
+      for (int G = 0; G < NG; ++G)
+        part[((w * T + tt) * NG + G) * 32 + cx.lane] =
+            make_float4(cx.acc[tt][G][0], cx.acc[tt][G][1], cx.acc[tt][G][2], cx.acc[tt][G][3]);
+    if (!BS && p.gamma != nullptr) {
+QGC_UNROLL
+      for (int G = 0; G < NG; ++G)
+        if (cx.t == 0) ssb[w * NG * 8 + G * 8 + cx.g] = cx.ss[G];
     }
     __syncthreads();
-  }
-
-  const float *partf = reinterpret_cast<const float *>(part);
-  const int rows_cta = p.tpc * 16;
-  const int total = p.m_active * rows_cta;
-  for (int o = threadIdx.x; o < total; o += kThreads) {
-    const int a = o / rows_cta, lr = o - a * rows_cta, tix = lr >> 4, rr = lr & 15;
-    const int64_t row = ((int64_t)blockIdx.x * p.tpc + tix) * 16 + rr;
-    if (row >= p.n) continue;
-    const int col0 = DIRECT ? a : a * SPLITS; /* launch column, 0..15 */
-    const int nsp = DIRECT ? 1 : SPLITS;
-    float v = 0.0f;
-    for (int sp = 0; sp < nsp; ++sp) {
-      const int G = (col0 + sp) >> 3, col = (col0 + sp) & 7;
-      const int l = (rr & 7) * 4 + (col >> 1), reg = (rr >> 3) * 2 + (col & 1);
-      float s = 0.0f;
-      for (int k2 = 0; k2 < p.ks; ++k2) s += partf[(((tix * p.ks + k2) * NG + G) * 32 + l) * 4 + reg];
-      v = sp == 0 ? s : v + s;
+    const int ru = p.G * T * 16;
+    for (int o = threadIdx.x; o < ru * p.m; o += blockDim.x) {
+      const int rl = o % ru, a = o / ru;
+      const int ogi = rl / (T * 16), tt = (rl / 16) % T, r = rl % 16;
+      const int tile = (u * p.G + ogi) * T + tt;
+      if (u * p.G + ogi >= p.T_groups || tile >= p.tiles) continue;
+      float tot = 0.0f;
+QGC_UNROLL
+      for (int spl = 0; spl < SPL; ++spl) {
+        const int col = a * SPL + spl, cg = col >> 3, j = col & 7;
+        const int ln = (r & 7) * 4 + (j >> 1), ri = (r >> 3) * 2 + (j & 1);
+        float v = 0.0f;
+        for (int s = 0; s < p.KS; ++s) {
+          const float4 f = part[(((ogi * p.KS + s) * T + tt) * NG + cg) * 32 + ln];
+          const float e = ri == 0 ? f.x : ri == 1 ? f.y : ri == 2 ? f.z : f.w;
+          v = s == 0 ? e : v + e;
+        }
+        tot = spl == 0 ? v : tot + v;
+      }
+      if (p.gamma != nullptr) {
+        float q = 0.0f;
+        for (int s = 0; s < p.KS; ++s) {
+          const float e = BS ? sbS[s * p.ncols + a * SPL] : ssb[(ogi * p.KS + s) * NG * 8 + a * SPL];
+          q = s == 0 ? e : q + e;
+        }
+        tot *= 1.0f / sqrtf(q * p.inv_k + p.eps);
+      }
+      const int64_t row = (int64_t)tile * 16 + r;
+      if (p.y_bf16)
+        static_cast<__nv_bfloat16 *>(p.y)[(int64_t)a * p.n + row] = __float2bfloat16_rn(tot);
+      else
+        static_cast<float *>(p.y)[(int64_t)a * p.n + row] = tot;
     }
-    if (norm) v *= inv[a];
-    const int64_t idx = (int64_t)a * p.n + row;
-    if (p.y_bf16)
-      static_cast<__nv_bfloat16 *>(p.y)[idx] = __float2bfloat16_rn(v);
-    else
-      static_cast<float *>(p.y)[idx] = v;
   }
+  if (!QGC_TMA) cp_async_wait<0>();
 }
 
 }  // namespace qgc

@@ -1,168 +1,167 @@
-/* Staging of the activations as the fp16 B operand of the tensor cores.
+/* The B operand (activations): the words of one lane for one 64-k part of
+ * a scale block, host and device (the CPU emulation test runs these
+ * functions as they are; the callers do the shuffles).
  *
- * Exactness: x (f32 or bf16; with RMSNorm x * gamma, the row's 1/rms being
- * applied to the finished dot products instead) is scaled per activation row
- * and 64-k block by a power of two 2^-e that puts the block's largest
- * magnitude in [2^14, 2^15), then split into fp16 terms: one term is exact
- * for bf16 inputs (8 significant bits) and two terms carry 22 bits for f32
- * (error <= 2^-22 relative per element, far inside 1e-3 R). Each term is a
- * column of the mma's B, and the block's dot product is scaled back by 2^e
- * together with the weight scale. Elements below 2^-38 of their block's
- * largest magnitude fall under fp16's subnormals and are lost; that is an
- * absolute error of at most 2^-39 * max|x| per element.
+ * Lane (g, t) owns column g of an 8-column group and the 16 consecutive
+ * elements [kb + 16 t, +16) of each 64-k part of a block: exactly its B
+ * words, w[2s + h] = (x[16t + 4s + 2h], x[16t + 4s + 2h + 1]) as a pair of
+ * halves (layout.h's k order).
  *
- * Per round the CTA stages the k range that its warps consume in that round:
- *   bbuf [rb][col][t]: 32 bytes = the 8 words of lane t for the block's 4
- *        mma steps; column stride 144 bytes (16 bytes of padding put the 8
- *        lanes of each 16-byte shared-memory phase on distinct banks).
- *   pbuf [rb][16]: 2^e per column; unused columns keep the 0 the kernel
- *        wrote at its start (their B is zero, so 0 * 0 stays 0).
- * A unit of work is (slot, rb, t): 16 consecutive elements; the 4 units of a
- * block sit on 4 consecutive lanes and agree on e by two shuffles. */
+ * direct (Q2_0, bf16 x, no norm): the words are x as stored; with A =
+ *   code - 1 in bf16 every product is exact.
+ * one or two fp16 terms (NF4, whose table needs fp16 A): v = x (times gamma
+ *   with RMSNorm; 1/rms is applied to the finished dot product) is scaled
+ *   by 2^-e, e per activation row and 64-block, so that the block's
+ *   largest magnitude M lands in [2^14, 2^15), then split into fp16 terms:
+ *   one (exact for bf16 x without norm) or two (f32 x or norm; even columns
+ *   carry the first term, odd columns the residual). The error per element
+ *   is at most 2^-22 |v| + 2^-39 M with two terms (2^-39 M with one), and
+ *   elements under 2^-40 M are lost: the one documented exception to the
+ *   accuracy contract (DESIGN.md section 5).
+ * three bf16 terms (Q2_0 with f32 x or norm): t0 = v cut to bf16, t1 = the
+ *   rest cut to bf16, t2 = what remains (at most 8 significant bits): their
+ *   sum is v exactly, with bf16's exponent range, so no block scaling and
+ *   no range limit (only terms under 2^-126 can round or be flushed by the
+ *   tensor cores: < 2^-126 per element). Cutting (not rounding) never
+ *   overflows; a non-finite v is t0 alone, so it reaches y as IEEE says.
+ *   Columns 3a + j carry term j of activation row a.
+ * Every value depends on the activation row and k only, never on m or on
+ * which warp builds it: batched rows stay bit-identical to m = 1. */
 #ifndef QGC_KERNELS_STAGE_CUH
 #define QGC_KERNELS_STAGE_CUH
 
-#include <cuda_fp16.h>
-#include <stdint.h>
-
-#include "kernels_util.cuh"
+#include "kernels_ptx.cuh"
 
 namespace qgc {
 
-constexpr int kColStride = 144;
+/* 16 bytes of activations: one vector load where aligned (the read-only
+ * path: every warp and CTA reads x), else halves. */
+QGC_HD uint4 ld_x16(const void *p, bool vec) {
+#ifdef __CUDA_ARCH__
+  if (vec) return __ldg(reinterpret_cast<const uint4 *>(p));
+  const unsigned short *h = reinterpret_cast<const unsigned short *>(p);
+  uint32_t w[4];
+QGC_UNROLL
+  for (int i = 0; i < 4; ++i) w[i] = (uint32_t)__ldg(h + 2 * i) | ((uint32_t)__ldg(h + 2 * i + 1) << 16);
+  return make_uint4(w[0], w[1], w[2], w[3]);
+#else
+  (void)vec;
+  uint4 r;
+  memcpy(&r, p, 16);
+  return r;
+#endif
+}
 
-struct StageSrc {
-  const void *x;     /* [m_active, k] of this launch */
-  const void *gamma; /* NULL: no norm */
-  int64_t k;
-  int64_t nblk64;    /* k / 64 */
-  int rb_per_round;  /* 64-blocks per round */
-  int m_active;
-  int ncols;         /* m_active * SPLITS */
+/* 16 elements (f32 or bf16) at element e0 of a row. */
+QGC_HD void load16(const void *row, int64_t e0, bool bf16, bool vec, float (&v)[16]) {
+  if (bf16) {
+    const char *p = static_cast<const char *>(row) + e0 * 2;
+    const uint4 a = ld_x16(p, vec), b = ld_x16(p + 16, vec);
+    const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+QGC_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      v[2 * i] = bits_f32(w[i] << 16);
+      v[2 * i + 1] = bits_f32(w[i] & 0xffff0000u);
+    }
+  } else {
+    const char *p = static_cast<const char *>(row) + e0 * 4;
+QGC_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      const uint4 a = ld_x16(p + 16 * i, vec);
+      v[4 * i] = bits_f32(a.x);
+      v[4 * i + 1] = bits_f32(a.y);
+      v[4 * i + 2] = bits_f32(a.z);
+      v[4 * i + 3] = bits_f32(a.w);
+    }
+  }
+}
+
+/* direct: the lane's raw bf16 words of the QB parts of a block. */
+template <int QB>
+QGC_HD void stage_direct(const void *row, int64_t e0, bool vec, uint32_t (&w)[QB][8]) {
+QGC_UNROLL
+  for (int q = 0; q < QB; ++q) {
+    const char *p = static_cast<const char *>(row) + (e0 + 64 * q) * 2;
+    const uint4 a = ld_x16(p, vec), b = ld_x16(p + 16, vec);
+    w[q][0] = a.x, w[q][1] = a.y, w[q][2] = a.z, w[q][3] = a.w;
+    w[q][4] = b.x, w[q][5] = b.y, w[q][6] = b.z, w[q][7] = b.w;
+  }
+}
+
+/* Where the activations come from. */
+struct XSrc {
+  const void *gamma; /* [k] or null (no norm) */
   bool x_bf16, x_vec, g_bf16, g_vec;
 };
 
-/* 16 elements of a row of dtype bf16 or f32 starting at element e0. */
-QGC_HD void load16(const void *base, int64_t e0, bool bf16, bool vec, float (&v)[16]) {
-  if (bf16) {
-    const uint16_t *p = static_cast<const uint16_t *>(base) + e0;
-    if (vec) {
-      const uint4 a = ld_x_v4(p), b = ld_x_v4(p + 8);
-      const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-QGC_UNROLL
-      for (int i = 0; i < 8; ++i) {
-        v[2 * i] = bf16_lo(w[i]);
-        v[2 * i + 1] = bf16_hi(w[i]);
-      }
-    } else {
-QGC_UNROLL
-      for (int i = 0; i < 16; ++i) v[i] = bits_f32(ld_x_u16(p + i) << 16);
-    }
-  } else {
-    const float *p = static_cast<const float *>(base) + e0;
-    if (vec) {
-QGC_UNROLL
-      for (int i = 0; i < 4; ++i) {
-        const uint4 a = ld_x_v4(p + 4 * i);
-        v[4 * i] = bits_f32(a.x);
-        v[4 * i + 1] = bits_f32(a.y);
-        v[4 * i + 2] = bits_f32(a.z);
-        v[4 * i + 3] = bits_f32(a.w);
-      }
-    } else {
-QGC_UNROLL
-      for (int i = 0; i < 16; ++i) v[i] = ld_x_f32(p + i);
-    }
-  }
-}
-
-QGC_HD uint32_t h2_bits(__half2 h) {
-  uint32_t w;
-  memcpy(&w, &h, sizeof w);
-  return w;
-}
-
-/* A unit's 16 values: x (times gamma with RMSNorm); returns the sum of the
- * squares of x in element order (0 without RMSNorm). */
-QGC_HD float stage_unit_load(const StageSrc &s, int slot, int64_t e0, float (&v)[16]) {
-  load16(s.x, (int64_t)slot * s.k + e0, s.x_bf16, s.x_vec, v);
-  if (s.gamma == nullptr) return 0.0f;
-  float g[16], q = 0.0f;
-  load16(s.gamma, e0, s.g_bf16, s.g_vec, g);
-QGC_UNROLL
-  for (int j = 0; j < 16; ++j) {
-    q = fmaf(v[j], v[j], q);
-    v[j] *= g[j];
-  }
-  return q;
-}
-
-QGC_HD float unit_absmax(const float (&v)[16]) {
+/* Step 1 of the terms: the lane's values (times gamma) and their largest
+ * magnitude; *ss gets the squares of x added in element order (norm). */
+template <int QB>
+QGC_HD float stage_load(const void *row, const XSrc &s, int64_t e0, float (&v)[QB][16], float *ss) {
   float amax = 0.0f;
 QGC_UNROLL
-  for (int j = 0; j < 16; ++j) amax = fmaxf(amax, fabsf(v[j]));
+  for (int q = 0; q < QB; ++q) {
+    load16(row, e0 + 64 * q, s.x_bf16, s.x_vec, v[q]);
+    if (s.gamma != nullptr) {
+      float gm[16];
+      load16(s.gamma, e0 + 64 * q, s.g_bf16, s.g_vec, gm);
+QGC_UNROLL
+      for (int j = 0; j < 16; ++j) {
+        *ss = fmaf(v[q][j], v[q][j], *ss);
+        v[q][j] *= gm[j];
+      }
+    }
+QGC_UNROLL
+    for (int j = 0; j < 16; ++j) amax = fmaxf(amax, fabsf(v[q][j]));
+  }
   return amax;
 }
 
-/* Scales a unit by the block's 2^-e (amax: the block's largest magnitude),
- * splits it into fp16 terms and stores them as B words (and 2^e). */
-template <int SPLITS>
-QGC_HD void stage_unit_store(const StageSrc &s, const float (&v)[16], float amax, int rb, int slot, int t,
-                             char *bbuf, float *pbuf) {
-  /* e such that amax * 2^-e is in [2^14, 2^15); both 2^-e and 2^e stay
-   * normal f32 (zero or subnormal amax: e = -126; inf/NaN: e = 114). */
+QGC_HD uint32_t pack_h2(float a, float b) { return f32_to_half_bits(a) | (f32_to_half_bits(b) << 16); }
+
+/* Step 2, fp16 terms (amax = the block's, over the 4 lanes of the column):
+ * the words of term `split` (0 or 1; 0 when SPLITS == 1) and the block's
+ * factor 2^e. Branch-free in `split`: the two terms' lanes share a warp. */
+template <int SPLITS, int QB>
+QGC_HD float stage_pack(const float (&v)[QB][16], float amax, int split, uint32_t (&w)[QB][8]) {
+  /* e such that amax 2^-e is in [2^14, 2^15); 2^-e and 2^e stay normal
+   * (zero or subnormal amax: e = -126; inf/NaN: e = 114). */
   int e = (int)((f32_bits(amax) >> 23) & 0xffu) - 127 - 14;
   e = e < -126 ? -126 : e;
   const float sf = bits_f32((uint32_t)(127 - e) << 23);
-  const float p = bits_f32((uint32_t)(127 + e) << 23);
-  uint32_t w1[8], w2[8];
+  const float drop = split ? 1.0f : 0.0f;
 QGC_UNROLL
-  for (int j = 0; j < 8; ++j) {
-    const float a = v[2 * j] * sf, b = v[2 * j + 1] * sf;
-    const __half2 h = __floats2half2_rn(a, b);
-    w1[j] = h2_bits(h);
-    if (SPLITS == 2) {
-      const float2 f = __half22float2(h);
-      w2[j] = h2_bits(__floats2half2_rn(a - f.x, b - f.y));
+  for (int q = 0; q < QB; ++q) {
+QGC_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      const float a = v[q][2 * i] * sf, b = v[q][2 * i + 1] * sf;
+      const uint32_t first = pack_h2(a, b);
+      if (SPLITS == 1)
+        w[q][i] = first;
+      else
+        w[q][i] = pack_h2(fmaf(-drop, half_bits_f32(first), a), fmaf(-drop, half_bits_f32(first >> 16), b));
     }
   }
-  char *dst = bbuf + ((size_t)rb * s.ncols + (size_t)slot * SPLITS) * kColStride + t * 32;
-  sts_v4(dst, make_uint4(w1[0], w1[1], w1[2], w1[3]));
-  sts_v4(dst + 16, make_uint4(w1[4], w1[5], w1[6], w1[7]));
-  if (SPLITS == 2) {
-    sts_v4(dst + kColStride, make_uint4(w2[0], w2[1], w2[2], w2[3]));
-    sts_v4(dst + kColStride + 16, make_uint4(w2[4], w2[5], w2[6], w2[7]));
-  }
-  if (t == 0) {
-QGC_UNROLL
-    for (int sp = 0; sp < SPLITS; ++sp) pbuf[rb * 16 + slot * SPLITS + sp] = p;
-  }
+  return bits_f32((uint32_t)(127 + e) << 23);
 }
 
-/* Stages round `round` into bbuf/pbuf. NUI: units per thread (compile-time
- * bound); ss[i] accumulates x^2 of unit threadIdx.x + i * blockDim.x over the
- * rounds (RMSNorm), in a fixed order that does not depend on m. */
-template <int SPLITS, int NUI>
-__device__ __forceinline__ void stage_round(const StageSrc &s, int64_t round, char *bbuf, float *pbuf,
-                                            float (&ss)[NUI]) {
-  const int units = s.m_active * s.rb_per_round * 4;
-  const unsigned lane = threadIdx.x & 31u;
-  const unsigned group_mask = 0xfu << (lane & 28u);
+/* Three bf16 terms: the bits of term `split` (0, 1, 2) of v. */
+QGC_HD uint32_t b3_term(float v, int split) {
+  const uint32_t vb = f32_bits(v);
+  if ((vb & 0x7f800000u) == 0x7f800000u) return split ? 0u : f32_to_bf16_bits(v); /* inf, NaN */
+  const float t0 = bits_f32(vb & 0xffff0000u), r1 = v - t0;
+  const float t1 = bits_f32(f32_bits(r1) & 0xffff0000u), r2 = r1 - t1;
+  return (split == 0 ? vb : f32_bits(split == 1 ? t1 : r2)) >> 16;
+}
+
+/* The words of bf16 term `split` of the lane's values; branch-free in
+ * split (the three terms' lanes share a warp). */
+template <int QB>
+QGC_HD void stage_pack_b3(const float (&v)[QB][16], int split, uint32_t (&w)[QB][8]) {
 QGC_UNROLL
-  for (int i = 0; i < NUI; ++i) {
-    const int u = threadIdx.x + i * blockDim.x;
-    if (u >= units) break; /* units is a multiple of 4: a group leaves together */
-    const int t = u & 3, rb = (u >> 2) % s.rb_per_round, slot = (u >> 2) / s.rb_per_round;
-    const int64_t blk = round * s.rb_per_round + rb;
-    if (blk >= s.nblk64) continue; /* the round runs past k: the whole group skips */
-    const int64_t e0 = blk * 64 + 16 * t;
-    float v[16];
-    ss[i] += stage_unit_load(s, slot, e0, v);
-    float amax = unit_absmax(v);
-    amax = fmaxf(amax, __shfl_xor_sync(group_mask, amax, 1));
-    amax = fmaxf(amax, __shfl_xor_sync(group_mask, amax, 2));
-    stage_unit_store<SPLITS>(s, v, amax, rb, slot, t, bbuf, pbuf);
-  }
+  for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+    for (int i = 0; i < 8; ++i) w[q][i] = b3_term(v[q][2 * i], split) | (b3_term(v[q][2 * i + 1], split) << 16);
 }
 
 }  // namespace qgc

@@ -12,10 +12,11 @@ qgc_headers = \
 	src/backend-cuda/layout.h \
 	src/backend-cuda/matvec_launch.h \
 	src/backend-cuda/matvec_plan.h \
-	src/backend-cuda/kernels_util.cuh \
+	src/backend-cuda/kernels_ptx.cuh \
 	src/backend-cuda/kernels_decode.cuh \
 	src/backend-cuda/kernels_stage.cuh \
 	src/backend-cuda/kernels_matvec.cuh \
+	src/backend-cuda/kernels_tail.cuh \
 	src/backend-cuda/kernels_launch.cuh
 qgc_sources = \
 	src/backend-cuda/module.c \
@@ -35,7 +36,7 @@ module_build_dirs += $(abs_top_builddir)/src/backend-cuda/.libs
 
 EXTRA_DIST += $(qgc_headers) build-aux/nvcc-libtool
 # The GPU run script and the kernel design notes travel in the tarball.
-EXTRA_DIST += bench/gpu-run.sh bench/NOTES.md
+EXTRA_DIST += bench/gpu-run.sh bench/gpu-pack-run.sh bench/NOTES.md
 
 if HAVE_CUDA
 pkglib_LTLIBRARIES += src/backend-cuda/qgemv-cuda.la
@@ -48,8 +49,10 @@ src_backend_cuda_qgemv_cuda_la_LIBADD = src/topology/libqgtopology.la \
 
 # Host compiler warnings follow --enable-werror; nvcc's own warnings too.
 # Long option spellings: libtool would take -Xcompiler as its own option.
+# 128 registers: the kernels' launch bounds (512 threads, one CTA per SM)
+# allow that many, but without the cap ptxas aims lower and spills.
 QGC_WERROR = $(if $(findstring -Werror,$(WARN_CFLAGS)),--Werror=all-warnings --compiler-options=-Werror,)
-QGC_NVCCFLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -lineinfo \
+QGC_NVCCFLAGS = $(NVCC_GENCODE) -O3 -std=c++17 -lineinfo --maxrregcount=128 \
 	--compiler-options=-fvisibility=hidden,-Wall,-Wextra $(QGC_WERROR) \
 	-DQG_CUDA_ARCHS='"$(CUDA_ARCH_LIST)"' \
 	-I$(top_srcdir)/include -I$(top_builddir) $(CUDA_CPPFLAGS) $(HWLOC_CFLAGS) \

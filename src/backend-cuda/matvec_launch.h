@@ -8,17 +8,34 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
+/* What the plan needs of a device (read once, at open). */
+struct qgc_device_facts {
+  int sms;
+  size_t smem_optin; /* per block */
+  size_t smem_per_sm;
+  bool pdl;          /* programmatic dependent launch: sm_90 and newer */
+};
+
 namespace qgc {
-struct MatvecParams;
-}
+struct Params;
+struct TailParams;
 
-/* Operand modes (kernels_matvec.cuh): direct bf16 (Q2_0 only), staged fp16
- * with one or two split terms of x. */
-enum { QGC_MODE_DIRECT = 0, QGC_MODE_STAGED1 = 1, QGC_MODE_STAGED2 = 2 };
+/* Which instantiation of matvec_kernel a launch runs, and its shape. */
+struct KernelChoice {
+  int xm, ng, t, bs; /* XMode, column groups, tiles per warp, B per CTA */
+  unsigned grid, block;
+  size_t smem;       /* dynamic shared memory */
+};
+}  // namespace qgc
 
-/* Defined in kernels_launch.cuh, instantiated for layout L in its file. */
+/* Defined in kernels_launch.cuh, instantiated for layout L in its file.
+ * pdl: launch with programmatic stream serialization (sm_90 and newer). */
 template <int L>
-cudaError_t qgc_launch(int mode, const qgc::MatvecParams &p, unsigned grid, size_t smem, cudaStream_t s);
+cudaError_t qgc_launch(const qgc::KernelChoice &kc, const qgc::Params &p, cudaStream_t s, bool pdl);
+template <int L>
+cudaError_t qgc_launch_tail(const qgc::TailParams &p, unsigned ys, cudaStream_t s, bool pdl);
+/* Per device: every kernel of the layout may use the shared memory the
+ * device allows (and is loaded now, not in the first matvec). */
 template <int L>
 cudaError_t qgc_prepare(size_t smem_optin);
 

@@ -1,6 +1,13 @@
-/* The plan of a matvec call: operand mode, geometry and kernel parameters
- * (everything but the per-launch activation rows). Shared by matvec.cu and
- * the CPU emulation test, so both run the same plan. Host-only C++. */
+/* The plan of a matvec call: activation mode, k-split, kernel choice and
+ * geometry of the launches, and the tail launch. Shared by matvec.cu and
+ * the CPU emulation test, so both run the same plan. Host-only C++: plain
+ * arithmetic, no CUDA call (the plan runs on every matvec).
+ *
+ * The k-split KS (the summation order, so the bits) comes from n, k and
+ * the device only. Everything else may follow m: the activation rows per
+ * launch (column groups NG), tiles per warp T, B per CTA (in phases) or per
+ * warp, warps per CTA, grid. The choices follow the kernel lab's round-2
+ * winners on the H200 (bench/NOTES.md v3 round 2 and v4). */
 #ifndef QGC_MATVEC_PLAN_H
 #define QGC_MATVEC_PLAN_H
 
@@ -9,6 +16,7 @@
 #include <utility>
 
 #include "kernels_matvec.cuh"
+#include "kernels_tail.cuh"
 #include "layout.h"
 #include "matvec_launch.h"
 
@@ -33,84 +41,182 @@ bool qgc_with_layout(int id, F &&f) {
 }
 
 struct qgc_plan {
-  qgc::MatvecParams p; /* x, y, m_active, ncols filled per launch */
-  int mode;            /* QGC_MODE_* */
-  int splits;          /* staged fp16 terms per activation (1 or 2) */
-  int slots;           /* activation rows per launch */
-  int64_t grid;        /* CTAs */
+  qgc::Params p;          /* x, y, m, ncols: per launch (qgc_plan_rows) */
+  qgc::KernelChoice kc;
+  int KS, G, T, phases;
+  int rows;               /* activation rows per launch */
+  bool main;              /* there are full tiles */
+  bool tail;              /* there are n % 16 rows */
+  qgc::TailParams tp;
+  unsigned tail_ys;       /* the tail grid's activation-row stride */
+  bool pdl;
 };
 
-/* Tiles per CTA (and so k-slices, 8 / tpc): as many tiles as still give two
- * CTAs per SM, so that small n splits k instead of idling SMs. Depends on n
- * and the device only, never on m: a row's summation order is fixed. */
-static inline int qgc_pick_tpc(int64_t n, int sms, int tpc_min) {
-  const int64_t tiles = (n + 15) / 16;
-  int tpc = 8;
-  while (tpc > tpc_min && (tiles + tpc - 1) / tpc < 2 * (int64_t)sms) tpc /= 2;
-  return tpc;
+/* Static shared memory of a layout's kernels (the NF4 table). */
+template <int L>
+constexpr size_t qgc_static_smem() {
+  return qgc::Fmt<L>::kNF4 ? (size_t)qgc::kLutBytes : 0;
 }
 
-/* smem_cap: the device's shared memory per block (opt-in); a staged launch
- * of 16 columns that would need more takes 8 columns instead. Which rows
- * share a launch never changes a row's result. */
-static inline qgc_plan qgc_make_plan(const qgc_layout *L, const qg_matvec_args *a, int sms,
-                                     size_t smem_cap = (size_t)-1) {
-  qgc_plan pl = {};
-  const bool norm = a->gamma != nullptr, q2 = L->id != QG_LAYOUT_NF4;
-  const bool plain_bf16 = a->x_dtype == QGEMV_BF16 && !norm;
-  /* Q2_0 on bf16 activations needs no staging: (code - 1) and x are both
-   * exact bf16. NF4 needs fp16 A (its table in bf16 would break the
-   * contract), hence staged fp16 B; so does any f32 or normalised x. */
-  const bool direct = q2 && plain_bf16;
-  pl.splits = plain_bf16 ? 1 : 2;
-  pl.mode = direct ? QGC_MODE_DIRECT : pl.splits == 1 ? QGC_MODE_STAGED1 : QGC_MODE_STAGED2;
-  pl.slots = qgc::slots_per_launch(direct, pl.splits);
-  /* Staged Q2_0 segments hold 4 blocks: at most 4 slices keep a staged
-   * round within kMaxRoundBlocks. */
-  const int tpc = qgc_pick_tpc(L->n, sms, (!direct && q2) ? 2 : 1), ks = qgc::kWarps / tpc;
-  const int seg_k = qgc_seg_k(L->id), bps = seg_k / 64;
-  pl.grid = ((L->n + 15) / 16 + tpc - 1) / tpc;
+/* Dynamic shared memory of one geometry for a row of k (nch chunks), 0
+ * when it does not fit. */
+template <int L>
+size_t qgc_fit(int64_t k, int nch, const qgc_device_facts &d, bool bs, int W, int T, int NG, int ncols, int KS,
+               int phases) {
+  const qgc::SmemPlan sp = qgc::smem_plan_of<L>(bs, W, T, NG, k, nch, ncols, KS, phases);
+  return (size_t)sp.total + qgc_static_smem<L>() <= d.smem_optin ? (size_t)sp.total : 0;
+}
 
-  qgc::MatvecParams &p = pl.p;
-  p.codes = L->codes;
-  p.scales = L->scales;
-  p.row_bytes = L->row_bytes;
-  p.n = L->n;
-  p.k = L->k;
-  p.nblk64 = L->k / 64;
-  p.nseg_full = L->k / seg_k;
-  p.nseg = (L->k + seg_k - 1) / seg_k;
-  p.ntail = (int)((L->k % seg_k) / 64);
-  p.scales_tail =
-      L->scales + (size_t)p.nseg_full * (size_t)L->n * qgc_seg_scales(L->id, L->group) * qgc_scale_size(L->id);
-  p.ks = ks;
-  p.tpc = tpc;
-  p.rb_per_round = ks * qgc::kSegsPerWarp * bps;
-  p.nrounds = (p.nseg + (int64_t)ks * qgc::kSegsPerWarp - 1) / ((int64_t)ks * qgc::kSegsPerWarp);
-  if (!direct && pl.splits == 2 && qgc::smem_bytes(L->id, false, 2, p.rb_per_round, 16) > smem_cap) pl.slots = 4;
+/* Whether the smallest geometry (one warp, B per warp, 16 columns) fits:
+ * else the device cannot run the layout. */
+template <int L>
+bool qgc_device_fits(const qgc_device_facts &d) {
+  return qgc_fit<L>(64, 1, d, false, 1, 1, 2, 16, 1, 1) > 0;
+}
+
+/* The k-split: the smallest power of two (at most 16, at most the chunks
+ * of a row, at most what the smallest geometry fits on this device) with
+ * which the row groups of the m = 1 geometry x slices fill 80% of the
+ * device's warp slots (16 per SM). */
+template <int L>
+int qgc_pick_ks(const qgc_layout *Lw, const qgc_device_facts &d) {
+  const int64_t T0 = Lw->ntiles >= 4 * (int64_t)d.sms ? 2 : 1, groups = (Lw->ntiles + T0 - 1) / T0;
+  int cap = 1;
+  while (cap < qgc::kMaxWarps && qgc_fit<L>(Lw->k, Lw->nch, d, false, 2 * cap, 1, 2, 16, 2 * cap, 1) > 0) cap *= 2;
+  int ks = 1;
+  while (2 * ks <= cap && 2 * ks <= Lw->nch && groups * ks * 10 < (int64_t)d.sms * qgc::kMaxWarps * 8) ks *= 2;
+  return ks;
+}
+
+/* A candidate geometry: tiles per warp, B per CTA, and whether B may be
+ * staged in phases (else all of k or not at all). */
+struct qgc_cand {
+  int t, bs, phased;
+};
+
+template <int L>
+void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a, const qgc_device_facts &d) {
+  using namespace qgc;
+  const bool norm = a->gamma != nullptr, plain_bf16 = a->x_dtype == QGEMV_BF16 && !norm;
+  const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? kDirect : kB3);
+  const int spl = xmode_splits(xm);
+  const int KS = qgc_pick_ks<L>(Lw, d);
+  const int ng = a->m <= 8 / spl ? 1 : 2;
+  pl->rows = ng == 1 ? (int)a->m : 16 / spl;
+  const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng);
+  const int ncols = pl->rows * spl, T0 = Lw->ntiles >= 4 * (int64_t)d.sms ? tmax : 1;
+
+  /* Candidates in order of preference (bench/NOTES.md v4): B per CTA for
+   * one activation row (B per warp re-reads x from L1 inside the block
+   * loop, whose latency the loop, not unrolled, no longer hides: Q2_0
+   * direct 60 us against 43 us with B per CTA at 28672 x 8192, run 2), in
+   * phases for batched f32; B per warp for batched bf16 x. */
+  qgc_cand c[8];
+  int nc = 0;
+  const bool one = a->m == 1;
+  if ((xm == kDirect || xm == kS1) && !one) {
+    c[nc++] = {T0, 0, 0};
+    c[nc++] = {1, 0, 0};
+  } else if (one) {
+    c[nc++] = {T0, 1, 0};
+    if (xm != kB3) c[nc++] = {T0, 0, 0};
+    c[nc++] = {1, 1, 0};
+    c[nc++] = {T0, 1, 1};
+    c[nc++] = {1, 1, 1};
+    c[nc++] = {T0, 0, 0};
+    c[nc++] = {1, 0, 0};
+  } else {
+    c[nc++] = {T0, 1, 1};
+    c[nc++] = {1, 1, 1};
+    c[nc++] = {T0, 0, 0};
+    c[nc++] = {1, 0, 0};
+  }
+  size_t smem = 0;
+  int W = 0, phases = 1, t = 1, bs = 0;
+  /* Phases: 1, 2, 4, ... up to one chunk of each slice per phase. */
+  const int maxr = (Lw->nch + KS - 1) / KS;
+  for (int i = 0; i < nc && smem == 0; i++)
+    for (int w = kMaxWarps; w >= KS && smem == 0; w /= 2)
+      for (int r = 1; r <= (c[i].phased ? maxr : 1) && smem == 0; r = r < maxr && 2 * r > maxr ? maxr : 2 * r)
+        if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, c[i].bs != 0, w, c[i].t, ng, ncols, KS, r)) > 0)
+          W = w, phases = r, t = c[i].t, bs = c[i].bs;
+  /* The last candidate, B per warp with T = 1 and W = KS, fits by the
+   * choice of KS (and W = KS = 1 on every device the module opens:
+   * qgc_device_fits). */
+  pl->KS = KS;
+  pl->G = W / KS;
+  pl->T = t;
+  pl->phases = phases;
+  const int64_t groups = (Lw->ntiles + t - 1) / t, units = (groups + pl->G - 1) / pl->G;
+  size_t occ = (size_t)(65536 / (128 * 32 * W));
+  const size_t by_smem = d.smem_per_sm / (smem + qgc_static_smem<L>() + 1024);
+  if (by_smem < occ) occ = by_smem;
+  if (occ < 1) occ = 1;
+  const int64_t cap = (int64_t)occ * d.sms;
+  pl->kc = KernelChoice{xm, ng, t, bs, (unsigned)(units < cap ? units : cap), (unsigned)(32 * W), smem};
+
+  Params &p = pl->p;
+  p = Params{};
+  p.w = Lw->tiles;
+  p.tile_bytes = Lw->tile_bytes;
+  p.n = Lw->n;
+  p.k = Lw->k;
+  p.tiles = (int)Lw->ntiles;
+  p.nch = Lw->nch;
+  p.last_b64 = Lw->last_blocks;
+  p.last_bytes = qgc_chunk_bytes(Lw->format, Lw->group, Lw->last_blocks);
+  p.T_groups = (int)groups;
+  p.units = (int)units;
+  p.G = pl->G;
+  p.KS = KS;
+  p.early = bs ? 1 : kStages;
+  p.phases = bs ? phases : 1;
   p.gamma = a->gamma;
   p.x_bf16 = a->x_dtype == QGEMV_BF16;
-  p.g_bf16 = a->gamma_dtype == QGEMV_BF16;
-  p.y_bf16 = a->y_dtype == QGEMV_BF16;
   p.x_vec = (uintptr_t)a->x % 16 == 0; /* rows keep it: k * size is a multiple of 128 */
+  p.g_bf16 = a->gamma_dtype == QGEMV_BF16;
   p.g_vec = (uintptr_t)a->gamma % 16 == 0;
+  p.y_bf16 = a->y_dtype == QGEMV_BF16;
   p.eps = a->eps;
-  p.inv_k = 1.0f / (float)L->k;
+  p.inv_k = 1.0f / (float)Lw->k;
+
+  TailParams &tp = pl->tp;
+  tp = TailParams{};
+  tp.rows = Lw->tail;
+  tp.nrows = (int)(Lw->n % QGC_TILE_ROWS);
+  tp.n = Lw->n;
+  tp.k = Lw->k;
+  tp.row0 = Lw->ntiles * QGC_TILE_ROWS;
+  tp.x = a->x;
+  tp.gamma = a->gamma;
+  tp.y = a->y;
+  tp.m = a->m;
+  tp.x_bf16 = p.x_bf16;
+  tp.g_bf16 = p.g_bf16;
+  tp.y_bf16 = p.y_bf16;
+  tp.eps = a->eps;
+  tp.inv_k = p.inv_k;
+}
+
+/* The plan of a call (the layout has kernels: upload checked). */
+static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args *a, const qgc_device_facts &d) {
+  qgc_plan pl = {};
+  qgc_with_layout(Lw->id, [&](auto lay) { qgc_plan_layout<decltype(lay)::value>(&pl, Lw, a, d); });
+  pl.main = Lw->ntiles > 0;
+  pl.tail = Lw->n % QGC_TILE_ROWS != 0;
+  pl.tail_ys = (unsigned)(a->m < 64 ? a->m : 64);
+  pl.pdl = d.pdl;
   return pl;
 }
 
-/* Activation rows [r0, r0 + slots) of the call as one launch. */
-static inline void qgc_plan_rows(qgc_plan *pl, const qgc_layout *L, const qg_matvec_args *a, int64_t r0) {
-  qgc::MatvecParams &p = pl->p;
+/* Activation rows [r0, r0 + rows) of the call as one launch. */
+static inline void qgc_plan_rows(qgc_plan *pl, const qg_matvec_args *a, int64_t r0) {
+  qgc::Params &p = pl->p;
   const size_t xs = a->x_dtype == QGEMV_F32 ? 4 : 2, ys = a->y_dtype == QGEMV_F32 ? 4 : 2;
-  p.m_active = (int)(a->m - r0 < pl->slots ? a->m - r0 : pl->slots);
-  p.ncols = pl->mode == QGC_MODE_DIRECT ? 0 : p.m_active * pl->splits;
-  p.x = static_cast<const char *>(a->x) + (size_t)r0 * (size_t)L->k * xs;
-  p.y = static_cast<char *>(a->y) + (size_t)r0 * (size_t)L->n * ys;
-}
-
-static inline size_t qgc_plan_smem(const qgc_plan *pl, const qgc_layout *L) {
-  return qgc::smem_bytes(L->id, pl->mode == QGC_MODE_DIRECT, pl->splits, pl->p.rb_per_round, pl->p.ncols);
+  p.m = (int)(a->m - r0 < pl->rows ? a->m - r0 : pl->rows);
+  p.ncols = p.m * qgc::xmode_splits(pl->kc.xm);
+  p.x = static_cast<const char *>(a->x) + (size_t)r0 * (size_t)p.k * xs;
+  p.y = static_cast<char *>(a->y) + (size_t)r0 * (size_t)p.n * ys;
 }
 
 #endif

@@ -1,95 +1,108 @@
-/* Host-side repack of packed rows into the CUDA module's resident layout
- * (layout.h). Plain C: the module and the CPU-side layout test share it. */
+/* Host-side repack of packed weights into the CUDA module's resident
+ * layout (layout.h). Plain C: the module and the CPU-side layout test
+ * share it. */
 #include <string.h>
 
 #include "layout.h"
 
-/* NF4 row: within each full 64-byte segment, lane t's 16 bytes are the
- * bytes of k [16t, 16t+16) of block 0 and then of block 1. */
-void qgc_repack_nf4_row(int64_t k, const uint8_t *src, uint8_t *dst) {
-  const int64_t nfull = k / 128;
-  for (int64_t seg = 0; seg < nfull; seg++) {
-    const uint8_t *s = src + seg * 64;
-    uint8_t *d = dst + seg * 64;
-    for (int t = 0; t < 4; t++) {
-      memcpy(d + 16 * t, s + 8 * t, 8);
-      memcpy(d + 16 * t + 8, s + 32 + 8 * t, 8);
-    }
-  }
-  if (k % 128) memcpy(dst + nfull * 64, src + nfull * 64, 32); /* tail: as packed */
-}
-
-/* Q2_0 word of (64-block blk, lane t): codes of k = 64 blk + 16 t + 4 s + j
- * (s, j = 0..3), pair i = 2 s + j / 2 at bit 2 i (j even) or 16 + 2 i. */
-static uint32_t q2_word(const uint8_t *codes, int64_t blk, int t) {
-  uint32_t w = 0;
-  for (int s = 0; s < 4; s++) {
-    const uint32_t byte = codes[blk * 16 + 4 * t + s]; /* k 64 blk + 16 t + 4 s .. +3 */
-    for (int j = 0; j < 4; j++) {
-      const uint32_t c = (byte >> (2 * j)) & 3u;
-      const int i = 2 * s + j / 2;
-      w |= c << ((j & 1) ? 16 + 2 * i : 2 * i);
-    }
-  }
-  return w;
-}
-
-/* Q2_0 row: split the [d][codes] blocks into codes (k/4 bytes, packed order,
- * in `tmp`) and d's (into row_scales), then write the resident words. */
-void qgc_repack_q2_row(int64_t k, int32_t group, const uint8_t *src, uint8_t *tmp, uint16_t *row_scales,
-                       uint8_t *dst) {
-  const int64_t ngroups = k / group;
-  const size_t cb = (size_t)group / 4;
-  for (int64_t b = 0; b < ngroups; b++) {
-    const uint8_t *blk = src + b * (int64_t)(2 + cb);
-    row_scales[b] = (uint16_t)(blk[0] | (blk[1] << 8));
-    memcpy(tmp + b * (int64_t)cb, blk + 2, cb);
-  }
-  const int64_t nblk = k / 64, nfull = k / 256;
-  for (int64_t blk = 0; blk < nblk; blk++) {
-    const int64_t seg = blk / 4;
-    const int b = (int)(blk % 4);
-    for (int t = 0; t < 4; t++) {
-      const int64_t word = seg < nfull ? seg * 16 + 4 * t + b : nfull * 16 + 4 * b + t;
-      const uint32_t w = q2_word(tmp, blk, t);
-      memcpy(dst + word * 4, &w, 4);
-    }
-  }
-}
-
 void qgc_layout_shape(qgc_layout *L, const qgemv_weight_desc *d, qg_layout_id id) {
+  const int ck = qgc_chunk_k(d->format);
   L->id = id;
+  L->format = d->format;
   L->n = d->n;
   L->k = d->k;
   L->group = d->group;
-  L->row_bytes = qgc_row_bytes(id, d->k);
+  L->ntiles = d->n / QGC_TILE_ROWS;
+  L->nch = (int)((d->k + ck - 1) / ck);
+  L->last_blocks = (int)((d->k - (int64_t)(L->nch - 1) * ck) / 64);
+  L->tile_bytes = (int64_t)(L->nch - 1) * qgc_chunk_bytes(d->format, d->group, ck / 64) +
+                  qgc_chunk_bytes(d->format, d->group, L->last_blocks);
   /* The core bounded n * k already (the host data exists); these fit. */
-  L->bytes = (size_t)d->n * ((size_t)L->row_bytes + (size_t)(d->k / d->group) * (size_t)qgc_scale_size(id));
+  L->bytes = (size_t)L->ntiles * (size_t)L->tile_bytes +
+             (size_t)(d->n % QGC_TILE_ROWS) * qgc_packed_row_bytes(d->format, d->k, d->group);
 }
 
-void qgc_repack_rows(const qgemv_weight_desc *d, qg_layout_id f, int64_t r0, int64_t rows, uint8_t *codes,
-                     char *scales, uint8_t *tmp, uint16_t *row_scales) {
+/* A packed Q2_0 byte (codes j = 0..3 at bits 2j) spread into the word's
+ * pairs of its step s = 0: pair i = j / 2 at bit 2i (j even) or 16 + 2i
+ * (j odd); step s is that << 4s. */
+static uint32_t q2_spread(uint32_t byte) {
+  const uint32_t c0 = byte & 3u, c1 = (byte >> 2) & 3u, c2 = (byte >> 4) & 3u, c3 = (byte >> 6) & 3u;
+  return (c0 | c2 << 2) | (c1 | c3 << 2) << 16;
+}
+
+/* Q2_0 word of (64-block blk, lane t) of a row: codes of k = 64 blk + 16 t
+ * + 4 s + j (s, j = 0..3), pair i = 2 s + j / 2 at bit 2 i (j even) or
+ * 16 + 2 i (j odd). The 16 codes are 4 consecutive packed bytes of one
+ * group. */
+static uint32_t q2_word(const uint8_t *row, int32_t group, int64_t blk, int t) {
+  const int64_t k0 = 64 * blk + 16 * t;
+  const uint8_t *b = row + (k0 / group) * (2 + group / 4) + 2 + (k0 % group) / 4;
+  return q2_spread(b[0]) | q2_spread(b[1]) << 4 | q2_spread(b[2]) << 8 | q2_spread(b[3]) << 12;
+}
+
+/* The codes of chunk c (its `blocks` 64-blocks) of the tile whose first row
+ * is r0, and then its scales. */
+static void repack_chunk(const qgemv_weight_desc *d, int64_t r0, int64_t c, int blocks, uint8_t *dst) {
+  const qgemv_format f = d->format;
   const int32_t group = d->group;
-  const int64_t k = d->k, row_bytes = qgc_row_bytes(f, k);
-  const int64_t scales_per_row = k / group;
-  const size_t src_row = f == QG_LAYOUT_NF4 ? (size_t)(k / 2) : (size_t)(k / group) * (2 + (size_t)group / 4);
-  const size_t ss = (size_t)qgc_scale_size(f), spseg = (size_t)qgc_seg_scales(f, group);
-  const int64_t nfull = k / qgc_seg_k(f), tail = scales_per_row - nfull * (int64_t)spseg;
-  for (int64_t r = 0; r < rows; r++) {
-    const uint8_t *src = (const uint8_t *)d->data + (size_t)(r0 + r) * src_row;
-    const char *rs; /* this row's scales in packed order */
-    if (f == QG_LAYOUT_NF4) {
-      qgc_repack_nf4_row(k, src, codes + (size_t)r * (size_t)row_bytes);
-      rs = (const char *)(d->scales + (size_t)(r0 + r) * (size_t)scales_per_row);
+  const int64_t b0 = c * (qgc_chunk_k(f) / 64); /* first 64-block of the chunk in the row */
+  const size_t row_bytes = f == QGEMV_NF4 ? (size_t)(d->k / 2) : (size_t)(d->k / group) * (2 + (size_t)group / 4);
+  const uint8_t *data = (const uint8_t *)d->data;
+  for (int lane = 0; lane < 32; lane++) {
+    const int g = lane >> 2, t = lane & 3;
+    const uint8_t *rg = data + (size_t)(r0 + g) * row_bytes, *rh = rg + 8 * row_bytes;
+    if (f == QGEMV_NF4) {
+      for (int j = 0; j < blocks; j++) {
+        uint8_t *o = dst + j * 512 + lane * 16;
+        const int64_t off = (b0 + j) * 32 + 8 * t;
+        memcpy(o, rg + off, 8);
+        memcpy(o + 8, rh + off, 8);
+      }
     } else {
-      qgc_repack_q2_row(k, group, src, tmp, row_scales, codes + (size_t)r * (size_t)row_bytes);
-      rs = (const char *)row_scales;
+      for (int j = 0; 2 * j < blocks; j++) {
+        const int64_t b = b0 + 2 * j;
+        uint32_t w[4] = {q2_word(rg, group, b, t), q2_word(rh, group, b, t), 0, 0};
+        if (2 * j + 1 < blocks) {
+          w[2] = q2_word(rg, group, b + 1, t);
+          w[3] = q2_word(rh, group, b + 1, t);
+          memcpy(dst + j * 512 + lane * 16, w, 16);
+        } else { /* the half word of an odd last chunk */
+          memcpy(dst + j * 512 + lane * 8, w, 8);
+        }
+      }
     }
-    for (int64_t seg = 0; seg < nfull; seg++)
-      memcpy(scales + ((size_t)seg * (size_t)rows + (size_t)r) * spseg * ss, rs + (size_t)seg * spseg * ss,
-             spseg * ss);
-    if (tail)
-      memcpy(scales + ((size_t)nfull * (size_t)rows * spseg + (size_t)r * (size_t)tail) * ss,
-             rs + (size_t)nfull * spseg * ss, (size_t)tail * ss);
+  }
+  uint8_t *s = dst + qgc_chunk_code_bytes(f, blocks);
+  const int srb = qgc_row_scale_bytes(f, group, blocks), groups = blocks * 64 / group;
+  for (int r = 0; r < QGC_TILE_ROWS; r++) {
+    const int64_t row = r0 + r;
+    if (f == QGEMV_NF4) {
+      memcpy(s + r * srb, d->scales + (size_t)row * (size_t)(d->k / 64) + (size_t)b0, (size_t)srb);
+    } else {
+      const int64_t g0 = b0 * 64 / group;
+      for (int q = 0; q < groups; q++)
+        memcpy(s + r * srb + 2 * q, data + (size_t)row * row_bytes + (size_t)(g0 + q) * (2 + (size_t)group / 4), 2);
+    }
+  }
+}
+
+void qgc_repack_tiles(const qgc_layout *L, const qgemv_weight_desc *d, int64_t tile0, int64_t count, uint8_t *dst) {
+  const int full = qgc_chunk_k(L->format) / 64, ch = qgc_chunk_bytes(L->format, L->group, full);
+  for (int64_t i = 0; i < count; i++) {
+    uint8_t *t = dst + (size_t)i * (size_t)L->tile_bytes;
+    for (int c = 0; c < L->nch; c++)
+      repack_chunk(d, (tile0 + i) * QGC_TILE_ROWS, c, c + 1 < L->nch ? full : L->last_blocks, t + (size_t)c * ch);
+  }
+}
+
+void qgc_repack_tail(const qgc_layout *L, const qgemv_weight_desc *d, uint8_t *dst) {
+  const int64_t r0 = L->ntiles * QGC_TILE_ROWS, rows = L->n - r0;
+  if (L->format == QGEMV_NF4) { /* codes [rows][k/2], then scales [rows][k/64] */
+    const size_t cb = (size_t)(L->k / 2) * (size_t)rows;
+    memcpy(dst, (const uint8_t *)d->data + (size_t)r0 * (size_t)(L->k / 2), cb);
+    memcpy(dst + cb, d->scales + (size_t)r0 * (size_t)(L->k / 64), (size_t)rows * (size_t)(L->k / 64) * 4);
+  } else { /* the rows' blocks as packed */
+    const size_t rb = qgc_packed_row_bytes(L->format, L->k, L->group);
+    memcpy(dst, (const uint8_t *)d->data + (size_t)r0 * rb, (size_t)rows * rb);
   }
 }

@@ -1,0 +1,129 @@
+#!/bin/bash
+# The CUDA backend's GPU run from a packed install (shared/gpu/README.md,
+# route A: built and packed on the development machine, nothing built on
+# the GPU machine). Here:
+#   bash ../shared/gpu/pack.sh BUILD_DIR tests/.libs/test_cuda_backend \
+#     tests/.libs/test_hardening_cuda bench/gpu-pack-run.sh
+# then, from the root the device tool sends, with .gpu/pack carried:
+#   bash .gpu/pack/bin/gpu-pack-run.sh [PHASE...]
+# Phases (default: all, in this order; each under its own time limit, and
+# none started after GPU_DEADLINE seconds, default 540):
+#   check     the CUDA suites (CK_FORK=no), qgemv verify --backend cuda, info
+#   bench     qgemv bench on the issue-13 shapes: every format, bf16 and f32,
+#             m = 1, 8, 16 (bench.json); fused RMSNorm at 28672x8192
+#             (bench-norm.json); the llama3-8b preset (llama3-8b.json)
+#   sanitize  compute-sanitizer memcheck and racecheck on test_cuda_backend
+#             (QGEMV_TEST_QUICK=1)
+#   sass      per kernel: registers, local memory, mma and bulk-copy counts
+#   profile   ncu --clock-control none of NF4 (f32 x) and Q2_0 g128 (bf16 x)
+#             at 28672x8192
+# Everything is logged to $OUT/log.txt; JSON and profiles to $OUT. Exit
+# status 1 if any phase failed.
+set -u -o pipefail
+out=${OUT:-/tmp/gpu-out}
+mkdir -p "$out"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=/dev/null
+source "$here/../env.sh"
+log=$out/log.txt
+deadline=${GPU_DEADLINE:-540}
+start=$SECONDS
+cudabin=/usr/local/cuda/bin
+find_tool() { command -v "$1" 2>/dev/null || { [ -x "$cudabin/$1" ] && echo "$cudabin/$1"; } || true; }
+module=$QGEMV_PLUGIN_PATH/qgemv-cuda.so
+shapes="--shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096"
+
+phase_check() {
+  local rc=0 t
+  for t in test_cuda_backend test_hardening_cuda; do
+    echo "== $t"
+    CK_FORK=no timeout 240 "$here/$t" || rc=1
+  done
+  echo "== qgemv verify --backend cuda"
+  timeout 120 qgemv verify --backend cuda || rc=1
+  echo "== qgemv info"
+  QGEMV_BACKEND=auto qgemv info || rc=1
+  return $rc
+}
+
+phase_bench() {
+  local rc=0
+  echo "== qgemv bench: issue-13 shapes, every format, bf16 and f32, m = 1, 8, 16"
+  timeout 300 qgemv bench --backend cuda $shapes --format all --dtype bf16,f32 --m 1,8,16 --min-time 0.1 \
+    --json "$out/bench.json" || rc=1
+  echo "== qgemv bench: fused RMSNorm + matvec, 28672x8192"
+  timeout 60 qgemv bench --backend cuda --shape 28672x8192 --format all --dtype bf16,f32 --rmsnorm --min-time 0.1 \
+    --no-baseline --json "$out/bench-norm.json" || rc=1
+  echo "== qgemv bench: llama3-8b"
+  timeout 90 qgemv bench --backend cuda --preset llama3-8b --format all --dtype bf16 --min-time 0.2 \
+    --json "$out/llama3-8b.json" || rc=1
+  return $rc
+}
+
+phase_sanitize() {
+  local cs rc=0 tool extra
+  cs=$(find_tool compute-sanitizer)
+  [ -n "$cs" ] || { echo "compute-sanitizer not found"; return 1; }
+  for tool in memcheck racecheck; do
+    echo "== compute-sanitizer --tool $tool test_cuda_backend (QGEMV_TEST_QUICK=1)"
+    extra=""; [ "$tool" = memcheck ] && extra="--report-api-errors no" # the NO_MEMORY test fails cudaMalloc on purpose
+    QGEMV_TEST_QUICK=1 CK_FORK=no timeout 150 "$cs" --tool "$tool" $extra --error-exitcode 3 "$here/test_cuda_backend" ||
+      rc=1
+  done
+  return $rc
+}
+
+phase_sass() {
+  local cuobjdump
+  cuobjdump=$(find_tool cuobjdump)
+  [ -n "$cuobjdump" ] || { echo "cuobjdump not found"; return 1; }
+  echo "== sm_90 per kernel (LDL/STL = local memory)"
+  "$cuobjdump" -sass -arch sm_90 "$module" | awk '
+    function report() { printf "%-60s instr %5d HMMA %3d LDS %3d LDG %3d LDGSTS %3d UBLKCP %3d LDL %d STL %d\n",
+                        substr(name, 1, 60), total, mma, lds, ldg, cpa, blk, ldl, stl }
+    /Function :/ { if (name) report(); name = $3; total = mma = lds = ldg = cpa = blk = ldl = stl = 0; next }
+    /^ +\/\*[0-9a-f]+\*\// { total++; op = ""; for (i = 2; i <= NF; i++) if ($i !~ /^@/) { op = $i; break }
+      if (op ~ /^HMMA/) mma++; if (op ~ /^LDS/) lds++; if (op ~ /^LDG/) ldg++; if (op ~ /^LDGSTS/) cpa++
+      if (op ~ /^UBLKCP/) blk++; if (op ~ /^LDL/) ldl++; if (op ~ /^STL/) stl++ }
+    END { if (name) report() }'
+}
+
+phase_profile() {
+  local ncu rc=0 f
+  ncu=$(find_tool ncu)
+  [ -n "$ncu" ] || { echo "ncu not found"; return 1; }
+  for f in "nf4 f32" "q2_0 bf16"; do
+    set -- $f
+    echo "== ncu --clock-control none, $1 $2 x, 28672x8192"
+    timeout 90 "$ncu" --clock-control none -k regex:matvec_kernel -s 3 -c 1 --set full \
+      qgemv bench --backend cuda --shape 28672x8192 --format "$1" --dtype "$2" --iters 5 --no-baseline \
+      > "$out/ncu-$1-$2.txt" 2>&1 || rc=1
+    grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc A" \
+      "$out/ncu-$1-$2.txt" | head -20
+  done
+  return $rc
+}
+
+phases=${*:-check bench sanitize sass profile}
+status=0
+{
+  echo "gpu-pack-run: $(date -u +%FT%TZ) on $(hostname)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv 2>&1
+  for p in $phases; do
+    case $p in
+      check | bench | sanitize | sass | profile) ;;
+      *) echo "unknown phase '$p'"; status=1; continue ;;
+    esac
+    if [ $((SECONDS - start)) -ge "$deadline" ]; then
+      echo "######## $p: skipped, past the ${deadline}s deadline"
+      status=1
+      continue
+    fi
+    echo "######## $p (at $((SECONDS - start)) s)"
+    "phase_$p" 2>&1
+    rc=$?
+    echo "######## $p: exit $rc (at $((SECONDS - start)) s)"
+    [ "$rc" -ne 0 ] && status=1
+  done
+} 2>&1 | tee "$log"
+exit $status
