@@ -17,6 +17,12 @@
 #   sass      per kernel: registers, local memory, mma and bulk-copy counts
 #   profile   ncu --clock-control none of NF4 (f32 x) and Q2_0 g128 (bf16 x)
 #             at 28672x8192
+#   sweep     bench/plan-sweep.sh (QGEMV_CUDA_PLAN overrides; SWEEP_GROUPS,
+#             default every group) into $OUT/sweep; not in the default list
+#   cpasync   the sm_80-89 ring (cp.async, no mbarriers) on this card: a
+#             module built with -DQGC_FORCE_CP_ASYNC, packed as
+#             bin/qgemv-cuda-cpasync.so, runs test_cuda_backend, then
+#             racecheck and memcheck of it; not in the default list
 # Everything is logged to $OUT/log.txt; JSON and profiles to $OUT. Exit
 # status 1 if any phase failed.
 set -u -o pipefail
@@ -104,6 +110,27 @@ phase_profile() {
   return $rc
 }
 
+phase_sweep() {
+  # shellcheck disable=SC2086
+  OUT=$out/sweep SWEEP_DEADLINE=$((deadline - (SECONDS - start) - 60)) bash "$here/plan-sweep.sh" ${SWEEP_GROUPS:-}
+}
+
+phase_cpasync() {
+  local cs rc=0 tool dir=/tmp/qgemv-cpasync
+  [ -f "$here/qgemv-cuda-cpasync.so" ] || { echo "bin/qgemv-cuda-cpasync.so not packed"; return 1; }
+  mkdir -p "$dir" && cp "$here/qgemv-cuda-cpasync.so" "$dir/qgemv-cuda.so"
+  echo "== test_cuda_backend with the cp.async ring (QGEMV_TEST_QUICK=1)"
+  QGEMV_PLUGIN_PATH=$dir QGEMV_TEST_QUICK=1 CK_FORK=no timeout 120 "$here/test_cuda_backend" || rc=1
+  cs=$(find_tool compute-sanitizer)
+  [ -n "$cs" ] || { echo "compute-sanitizer not found"; return 1; }
+  for tool in racecheck memcheck; do
+    echo "== compute-sanitizer --tool $tool test_cuda_backend, cp.async ring (QGEMV_TEST_QUICK=1)"
+    QGEMV_PLUGIN_PATH=$dir QGEMV_TEST_QUICK=1 CK_FORK=no timeout 150 "$cs" --tool "$tool" --error-exitcode 3 \
+      $([ "$tool" = memcheck ] && echo --report-api-errors no) "$here/test_cuda_backend" 2>&1 | tail -25 || rc=1
+  done
+  return $rc
+}
+
 phases=${*:-check bench sanitize sass profile}
 status=0
 {
@@ -111,7 +138,7 @@ status=0
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv 2>&1
   for p in $phases; do
     case $p in
-      check | bench | sanitize | sass | profile) ;;
+      check | bench | sanitize | sass | profile | sweep | cpasync) ;;
       *) echo "unknown phase '$p'"; status=1; continue ;;
     esac
     if [ $((SECONDS - start)) -ge "$deadline" ]; then

@@ -11,6 +11,12 @@ tests_test_cuda_backend_SOURCES = tests/test_cuda_backend.c
 tests_test_cuda_backend_CFLAGS = $(TEST_CFLAGS)
 tests_test_cuda_backend_LDADD = $(TEST_LDADD)
 tests_fatbin_list_SOURCES = tests/fatbin_list.c
+# The plan's tuning override (QGEMV_CUDA_PLAN): plain C, tested everywhere.
+check_PROGRAMS += tests/test_cuda_plan_tune
+TESTS += tests/test_cuda_plan_tune
+tests_test_cuda_plan_tune_SOURCES = tests/test_cuda_plan_tune.c src/backend-cuda/plan_tune.c
+tests_test_cuda_plan_tune_CFLAGS = $(TEST_CFLAGS)
+tests_test_cuda_plan_tune_LDADD = $(CHECK_LIBS)
 
 if HAVE_CUDA
 check_PROGRAMS += tests/test_cuda_layout

@@ -32,8 +32,8 @@ bool quick; /* QGEMV_TEST_QUICK=1 (valgrind runs): fewer shapes */
 int phased_launches; /* emulated launches that staged B in phases */
 
 /* An H200 (132 SMs, 227 KB per block) and GB10's limits (48 SMs, 99 KB). */
-const qgc_device_facts kH200 = {132, 232448, 233472, true};
-const qgc_device_facts kGB10 = {48, 101376, 102400, true};
+const qgc_device_facts kH200 = {132, 232448, 233472, true, {}};
+const qgc_device_facts kGB10 = {48, 101376, 102400, true, {}};
 
 /* The resident image of a weight in host memory. */
 struct HostLayout {
@@ -366,6 +366,7 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
   if (lut.empty())
     for (int i = 0; i < kLutEntries; i++) lut.push_back(nf4_lut_entry(i >> 4));
   qgc_plan pl = qgc_make_plan(&h.L, &a, dev);
+  ck_assert_msg(pl.fits, "the plan does not fit");
   ck_assert_msg(pl.kc.smem > 0 && pl.kc.smem + (h.L.format == QGEMV_NF4 ? kLutBytes : 0) <= dev.smem_optin,
                 "plan needs %zu bytes of shared memory", pl.kc.smem);
   ck_assert(!pl.main || pl.kc.grid >= 1);
@@ -481,7 +482,7 @@ END_TEST
 /* A device of two SMs makes long slices and many units per CTA (the ring
  * runs across units); batched f32 at k = 16384 stages B in phases. */
 START_TEST(test_geometries) {
-  static const qgc_device_facts small = {2, 232448, 233472, true};
+  static const qgc_device_facts small = {2, 232448, 233472, true, {}};
   const int before = phased_launches;
   const int64_t shapes[][2] = {{96, 2048}, {64, 16384}};
   for (int si = 0; si < 2; si++)
@@ -533,6 +534,65 @@ START_TEST(test_plan) {
           if (dev == &kH200 && m == 8 && s[1] == 28672 && xt == QGEMV_F32 && F.f == QGEMV_NF4)
             ck_assert_msg(pl.kc.bs && pl.phases > 1, "batched f32 at k = 28672: B in phases");
         }
+}
+END_TEST
+
+/* QGEMV_CUDA_PLAN: the plan takes what the override asks (k-split, tiles,
+ * B mode, warps, phases) or reports that it does not fit, and the result
+ * still meets the contract. */
+START_TEST(test_plan_tune) {
+  struct Tune {
+    qgc_plan_tune t;
+    bool fits_one; /* at k = one block or group: one chunk per row */
+  };
+  const Tune tunes[] = {
+      {{1, 0, 0, 0, 0}, true},
+      {{2, 1, QGC_B_WARP, 0, 0}, false},
+      {{4, 0, QGC_B_CTA, 4, 8}, false},
+      {{2, 1, QGC_B_CTA, 0, 0}, false},
+      {{2, 0, 0, 2, 0}, false},
+      {{0, 0, 0, 16, 0}, true},
+      {{2, 0, QGC_B_CTA, 0, 4}, false},
+  };
+  for (const Tune &tu : tunes) {
+    qgc_device_facts dev = kH200;
+    dev.tune = tu.t;
+    for (int64_t k0 : {(int64_t)16384, (int64_t)64})
+      for (int64_t m : {1, 3})
+        for (int xt = 0; xt < 2; xt++) {
+          const int64_t n = 96, k = tu_whole_blocks(_i, k0);
+          qgemv_weight_desc d = {};
+          const Format F = format_at(_i);
+          d.format = F.f;
+          d.n = n;
+          d.k = k;
+          d.group = F.group;
+          qgc_layout L = {};
+          qgc_layout_shape(&L, &d, F.id);
+          qg_matvec_args a = {};
+          a.layout = &L;
+          a.layout_id = F.id;
+          a.n = n;
+          a.k = k;
+          a.m = m;
+          a.x_dtype = a.y_dtype = (qgemv_dtype)xt;
+          const qgc_plan pl = qgc_make_plan(&L, &a, dev);
+          char text[96];
+          snprintf(text, sizeof text, "ks=%d t=%d b=%d w=%d phases=%d", tu.t.ks, tu.t.t, tu.t.b, tu.t.w, tu.t.phases);
+          if (k0 == 64 && !tu.fits_one) {
+            ck_assert_msg(!pl.fits, "%s k=%lld: '%s' should not fit one chunk", F.name, (long long)k, text);
+            continue;
+          }
+          ck_assert_msg(pl.fits, "%s k=%lld m=%lld: '%s' did not fit", F.name, (long long)k, (long long)m, text);
+          if (tu.t.ks) ck_assert_int_eq(pl.KS, tu.t.ks);
+          if (tu.t.t) ck_assert_int_eq(pl.kc.t, tu.t.t);
+          if (tu.t.b) ck_assert_int_eq(pl.kc.bs, tu.t.b == QGC_B_CTA);
+          if (tu.t.w) ck_assert_int_eq((int)pl.kc.block, 32 * tu.t.w);
+          if (tu.t.phases) ck_assert_int_eq(pl.phases, tu.t.phases);
+          Case c = {_i, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)xt, xt == 0, (qgemv_dtype)xt, &dev, DIST_NORMAL};
+          run_case(c, 700 + (uint64_t)m);
+        }
+  }
 }
 END_TEST
 
@@ -608,6 +668,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_every_combination, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_geometries, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_plan, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_plan_tune, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   suite_add_tcase(s, tc);

@@ -13,6 +13,10 @@
  *    fails, down to 1 MiB), then a modest weight: NO_MEMORY; a matvec on a
  *    weight uploaded before still runs (matvec allocates nothing), and after
  *    the filler is freed the upload succeeds and results match.
+ * 4. QGEMV_CUDA_PLAN, the plan's tuning override: a malformed one refuses
+ *    the open (INVALID_ARG, naming the variable and what is wrong), one
+ *    that cannot run a call refuses that matvec (UNSUPPORTED) and nothing
+ *    else, and one that runs meets the contract on the real kernels.
  * After every refusal the context must keep working: the same matvec gives
  * the same bits as before.
  *
@@ -166,6 +170,41 @@ START_TEST(device_filled) {
 }
 END_TEST
 
+START_TEST(plan_override) {
+  qgemv_ctx *ctx = NULL;
+  setenv("QGEMV_CUDA_PLAN", "ks=3", 1);
+  qgemv_status s = qgemv_open("cuda", &ctx);
+  EXPECT(s == QGEMV_ERR_INVALID_ARG, "QGEMV_CUDA_PLAN=ks=3: open gave %s", qgemv_status_str(s));
+  EXPECT(strstr(qgemv_last_error(), "QGEMV_CUDA_PLAN") && strstr(qgemv_last_error(), "power of two"),
+         "the refusal does not say what to fix: %s", qgemv_last_error());
+  EXPECT(ctx == NULL, "a refused open left a context");
+
+  /* The probe weight has k = 1024: two chunks per row, so no 16 k-slices. */
+  setenv("QGEMV_CUDA_PLAN", "ks=2,t=1,b=warp,w=4", 1);
+  EXPECT_OK(qgemv_open("cuda", &ctx));
+  probe_set p;
+  probe_setup(ctx, &p); /* checks the contract */
+  qgemv_close(ctx);
+  setenv("QGEMV_CUDA_PLAN", "ks=16", 1);
+  EXPECT_OK(qgemv_open("cuda", &ctx));
+  qgemv_weight *w;
+  qgemv_tensor *x, *y;
+  EXPECT_OK(qgemv_weight_upload(ctx, &p.hw.desc, &w));
+  EXPECT_OK(qgemv_tensor_new(ctx, QGEMV_F32, 1, SK, &x));
+  EXPECT_OK(qgemv_tensor_new(ctx, QGEMV_F32, 1, SN, &y));
+  s = qgemv_matvec(ctx, w, x, y, NULL);
+  EXPECT(s == QGEMV_ERR_UNSUPPORTED, "ks=16 on two chunks: matvec gave %s", qgemv_status_str(s));
+  EXPECT(strstr(qgemv_last_error(), "QGEMV_CUDA_PLAN=ks=16 does not fit"), "message: %s", qgemv_last_error());
+  EXPECT_OK(qgemv_sync(ctx));
+  qgemv_tensor_free(x);
+  qgemv_tensor_free(y);
+  qgemv_weight_free(w);
+  qgemv_close(ctx);
+  unsetenv("QGEMV_CUDA_PLAN");
+  tu_weight_free(&p.hw);
+}
+END_TEST
+
 int main(void) {
   int devices = 0;
   if (qgemv_backend_probe("cuda", &devices) != QGEMV_OK) {
@@ -177,6 +216,7 @@ int main(void) {
   tcase_add_test(tc, tensor_beyond_device);
   tcase_add_test(tc, weight_beyond_device);
   tcase_add_test(tc, device_filled);
+  tcase_add_test(tc, plan_override);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK); /* CUDA does not survive fork */

@@ -96,6 +96,12 @@ extern "C" qgemv_status qgc_open(int device, void **state, int *opened) {
   st->facts.smem_optin = (size_t)smem;
   st->facts.smem_per_sm = (size_t)smem_sm;
   st->facts.pdl = st->cc_major >= 9; /* griddepcontrol: sm_90 and newer */
+  char why[160];
+  if (!qgc_plan_tune_parse(getenv("QGEMV_CUDA_PLAN"), &st->facts.tune, why, sizeof why)) {
+    cudaStreamDestroy(st->own);
+    delete st;
+    return qgc_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_CUDA_PLAN: %s", why);
+  }
   if (st->cc_major < 8) {
     const int major = st->cc_major, minor = st->cc_minor;
     cudaStreamDestroy(st->own);

@@ -387,9 +387,11 @@ QGC_UNROLL
 };
 
 /* BS = 1: the whole CTA builds B (phase ph of every slice, or all of k
- * when phases == 1) with stage_b's functions, one thread per (scale block,
- * column, t), so the words, 2^e and block sums of squares are the same
- * bits; then one thread per (slice, column) adds its slice's block sums in
+ * when phases == 1) with stage_b's functions, so the words, 2^e and block
+ * sums of squares are the same bits as per warp: one thread per (scale
+ * block, column, t) where that is one pass of the CTA, else one per (scale
+ * block, activation row, t) making every split term's column from one load
+ * of x (f32 x at k = 28672: Q2_0 75 -> 67 us, bench/NOTES.md v5); then one thread per (slice, column) adds its slice's block sums in
  * block order (continuing across phases). Buffer scale block bi: all of k:
  * the block of k; phased: (s P + j) NEB + e for local chunk ph P + j of
  * slice s. */
@@ -398,11 +400,14 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
   using F = Fmt<L>;
   constexpr int BK = F::BK, QB = F::QB, SPL = xmode_splits(XM), NEB = F::NEB;
   const int neb_k = (int)(p.k / BK); /* scale blocks of k */
-  const int nbe = b_scale_blocks(p.k, BK, NEB, p.nch, p.KS, p.phases), units = p.ncols * nbe * 4;
+  const int nbe = b_scale_blocks(p.k, BK, NEB, p.nch, p.KS, p.phases);
+  const int cps = p.ncols * nbe * 4 > (int)blockDim.x ? SPL : 1; /* columns per thread */
+  const int groups = p.ncols / cps, units = groups * nbe * 4;
   const int P = phase_chunks(p.nch, p.KS, p.phases);
   const XSrc src = {p.gamma, p.x_bf16 != 0, p.x_vec != 0, p.g_bf16 != 0, p.g_vec != 0};
   for (int base = 0; base < units; base += blockDim.x) {
-    const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, col = cu % p.ncols, bi = cu / p.ncols;
+    const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, col0 = cu % groups * cps, bi = cu / groups;
+    const int row = col0 / SPL, sp0 = col0 % SPL;
     int eb = bi;
     bool act = u < units;
     if (p.phases > 1) {
@@ -414,40 +419,48 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
     act = act && eb < neb_k;
     const int64_t e0 = (int64_t)eb * BK + 16 * t;
     uint32_t w[QB][8];
-    if (XM == kDirect) {
-      if (act) stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)col * p.k * 2, e0, src.x_vec, w);
-    } else {
-      float v[QB][16], amax = 0.0f, qb = 0.0f;
-      if (act) {
-        amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src,
-                              e0, v, &qb);
-      } else {
-QGC_UNROLL
-        for (int q = 0; q < QB; ++q)
-QGC_UNROLL
-          for (int j = 0; j < 16; ++j) v[q][j] = 0.0f;
-      }
-      if (p.gamma != nullptr) {
-        qb += __shfl_xor_sync(0xffffffffu, qb, 1);
-        qb += __shfl_xor_sync(0xffffffffu, qb, 2);
-        if (act && t == 0) sbQ[bi * p.ncols + col] = qb;
-      }
-      if (XM == kB3) {
-        stage_pack_b3<QB>(v, col % SPL, w);
-      } else {
-        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
-        amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
-        const float pc = stage_pack<SPL, QB>(v, amax, col % SPL, w);
-        if (act && t == 0) sbP[bi * p.ncols + col] = pc;
-      }
-    }
-    if (act) {
+    auto store = [&](int col) {
 QGC_UNROLL
       for (int q = 0; q < QB; ++q) {
         char *dst = sb_words(sbB, bi * QB + q, p.ncols, col, t);
         *reinterpret_cast<uint4 *>(dst) = make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
         *reinterpret_cast<uint4 *>(dst + 16) = make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
       }
+    };
+    if (XM == kDirect) {
+      if (act) stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * 2, e0, src.x_vec, w), store(row);
+      continue;
+    }
+    float v[QB][16], amax = 0.0f, qb = 0.0f;
+    if (act) {
+      amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * (p.x_bf16 ? 2 : 4), src, e0, v, &qb);
+    } else {
+QGC_UNROLL
+      for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+        for (int j = 0; j < 16; ++j) v[q][j] = 0.0f;
+    }
+    if (p.gamma != nullptr) {
+      qb += __shfl_xor_sync(0xffffffffu, qb, 1);
+      qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+      if (act && t == 0)
+        for (int sp = sp0; sp < sp0 + cps; ++sp) sbQ[bi * p.ncols + row * SPL + sp] = qb;
+    }
+    if (XM != kB3) {
+      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+      amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+    }
+    /* not unrolled: Q2_0 g128's three terms would spill at 128 registers */
+QGC_NO_UNROLL
+    for (int sp = sp0; sp < sp0 + cps; ++sp) {
+      const int col = row * SPL + sp;
+      if (XM == kB3) {
+        stage_pack_b3<QB>(v, sp, w);
+      } else {
+        const float pc = stage_pack<SPL, QB>(v, amax, sp, w);
+        if (act && t == 0) sbP[bi * p.ncols + col] = pc;
+      }
+      if (act) store(col);
     }
   }
   if (XM == kDirect || p.gamma == nullptr) return;

@@ -23,11 +23,16 @@
 /* #pragma unroll for the device pass only (the host compiler warns). */
 #ifdef __CUDA_ARCH__
 #define QGC_UNROLL _Pragma("unroll")
+#define QGC_NO_UNROLL _Pragma("unroll 1")
 #else
 #define QGC_UNROLL
+#define QGC_NO_UNROLL
 #endif
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+/* QGC_FORCE_CP_ASYNC: the sm_80 ring on every architecture, for checking
+ * it where no sm_80-89 card is at hand (compute-sanitizer racecheck sees
+ * no mbarrier there: bench/gpu-pack-run.sh). */
+#if defined(QGC_FORCE_CP_ASYNC) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900)
 #define QGC_TMA 0
 #else
 #define QGC_TMA 1

@@ -12,6 +12,7 @@ qgc_headers = \
 	src/backend-cuda/layout.h \
 	src/backend-cuda/matvec_launch.h \
 	src/backend-cuda/matvec_plan.h \
+	src/backend-cuda/plan_tune.h \
 	src/backend-cuda/kernels_ptx.cuh \
 	src/backend-cuda/kernels_decode.cuh \
 	src/backend-cuda/kernels_stage.cuh \
@@ -21,6 +22,7 @@ qgc_headers = \
 qgc_sources = \
 	src/backend-cuda/module.c \
 	src/backend-cuda/repack.c \
+	src/backend-cuda/plan_tune.c \
 	src/backend-cuda/cuda_core.cu \
 	src/backend-cuda/device_select.cu \
 	src/backend-cuda/weight_upload.cu \

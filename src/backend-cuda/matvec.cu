@@ -32,6 +32,14 @@ extern "C" qgemv_status qgc_matvec(void *state, const qg_matvec_args *a) {
   const qgc_layout *L = static_cast<const qgc_layout *>(a->layout);
   DeviceGuard guard(st->device);
   qgc_plan pl = qgc_make_plan(L, a, st->facts);
+  if (!pl.fits) {
+    char tune[96];
+    qgc_plan_tune_format(&st->facts.tune, tune, sizeof tune);
+    return qgc_fail(QGEMV_ERR_UNSUPPORTED,
+                    "QGEMV_CUDA_PLAN=%s does not fit this call (n=%lld k=%lld m=%lld, %d k-chunks) on CUDA device %d: "
+                    "unset it, or ask for fewer warps, fewer k-slices or more phases",
+                    tune, (long long)a->n, (long long)a->k, (long long)a->m, L->nch, st->device);
+  }
   if (L->ntiles > INT_MAX / 2) return qgc_fail(QGEMV_ERR_UNSUPPORTED, "n=%lld is too large", (long long)L->n);
   const cudaStream_t stream = st->stream();
   cudaError_t e = cudaSuccess; /* upload refuses layouts without kernels */

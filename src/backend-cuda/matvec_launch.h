@@ -8,12 +8,15 @@
 #include <cuda_runtime_api.h>
 #include <stddef.h>
 
+#include "plan_tune.h"
+
 /* What the plan needs of a device (read once, at open). */
 struct qgc_device_facts {
   int sms;
   size_t smem_optin; /* per block */
   size_t smem_per_sm;
   bool pdl;          /* programmatic dependent launch: sm_90 and newer */
+  qgc_plan_tune tune; /* QGEMV_CUDA_PLAN (zeroed: none) */
 };
 
 namespace qgc {

@@ -50,6 +50,7 @@ struct qgc_plan {
   qgc::TailParams tp;
   unsigned tail_ys;       /* the tail grid's activation-row stride */
   bool pdl;
+  bool fits;              /* false only where QGEMV_CUDA_PLAN asks for what cannot run */
 };
 
 /* Static shared memory of a layout's kernels (the NF4 table). */
@@ -89,18 +90,37 @@ int qgc_pick_ks(const qgc_layout *Lw, const qgc_device_facts &d) {
 }
 
 /* A candidate geometry: tiles per warp, B per CTA, and whether B may be
- * staged in phases (else all of k or not at all). */
+ * staged in phases (else all of k or not at all); maxr, w16: at most that
+ * many phases, only with 16 warps (0: no limit). */
 struct qgc_cand {
-  int t, bs, phased;
+  int t, bs, phased, maxr, w16;
 };
+
+/* The candidates QGEMV_CUDA_PLAN leaves (t, b, phases given): every
+ * combination it allows, T0 before 1, B per CTA before per warp, all of k
+ * before phases. */
+inline int qgc_tuned_cands(const qgc_plan_tune &tu, int T0, int tmax, qgc_cand *c) {
+  const int ts[2] = {T0, 1};
+  int nc = 0;
+  for (int ti = 0; ti < (T0 == 1 ? 1 : 2); ti++)
+    for (int bs = 1; bs >= 0; bs--)
+      for (int phased = 0; phased <= bs; phased++) {
+        const int t = ts[ti];
+        if (t > tmax || (tu.t && t != tu.t) || (tu.b && bs != (tu.b == QGC_B_CTA))) continue;
+        if (tu.phases > 1 && !phased) continue;
+        c[nc++] = {t, bs, phased, 0, 0};
+      }
+  return nc;
+}
 
 template <int L>
 void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a, const qgc_device_facts &d) {
   using namespace qgc;
+  const qgc_plan_tune &tu = d.tune;
   const bool norm = a->gamma != nullptr, plain_bf16 = a->x_dtype == QGEMV_BF16 && !norm;
   const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? kDirect : kB3);
   const int spl = xmode_splits(xm);
-  const int KS = qgc_pick_ks<L>(Lw, d);
+  const int KS = tu.ks ? tu.ks : qgc_pick_ks<L>(Lw, d);
   const int ng = a->m <= 8 / spl ? 1 : 2;
   pl->rows = ng == 1 ? (int)a->m : 16 / spl;
   const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng);
@@ -115,34 +135,47 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   int nc = 0;
   const bool one = a->m == 1;
   if ((xm == kDirect || xm == kS1) && !one) {
-    c[nc++] = {T0, 0, 0};
-    c[nc++] = {1, 0, 0};
+    /* Batched bf16 x with KS <= 2: the 8 row groups of a CTA would each
+     * build B per warp; B per CTA in at most 4 phases with 16 warps is
+     * faster where it fits (28672 x 8192 on the H200: NF4 m = 8 116 ->
+     * 81 us, m = 16 286 -> 153 us; Q2_0 m = 8 54 -> 47 us; plan sweep,
+     * bench/NOTES.md v5). */
+    if (KS <= 2) c[nc++] = {T0, 1, 1, 4, 1};
+    c[nc++] = {T0, 0, 0, 0, 0};
+    c[nc++] = {1, 0, 0, 0, 0};
   } else if (one) {
-    c[nc++] = {T0, 1, 0};
-    if (xm != kB3) c[nc++] = {T0, 0, 0};
-    c[nc++] = {1, 1, 0};
-    c[nc++] = {T0, 1, 1};
-    c[nc++] = {1, 1, 1};
-    c[nc++] = {T0, 0, 0};
-    c[nc++] = {1, 0, 0};
+    c[nc++] = {T0, 1, 0, 0, 0};
+    if (xm != kB3) c[nc++] = {T0, 0, 0, 0, 0};
+    c[nc++] = {1, 1, 0, 0, 0};
+    c[nc++] = {T0, 1, 1, 0, 0};
+    c[nc++] = {1, 1, 1, 0, 0};
+    c[nc++] = {T0, 0, 0, 0, 0};
+    c[nc++] = {1, 0, 0, 0, 0};
   } else {
-    c[nc++] = {T0, 1, 1};
-    c[nc++] = {1, 1, 1};
-    c[nc++] = {T0, 0, 0};
-    c[nc++] = {1, 0, 0};
+    c[nc++] = {T0, 1, 1, 0, 0};
+    c[nc++] = {1, 1, 1, 0, 0};
+    c[nc++] = {T0, 0, 0, 0, 0};
+    c[nc++] = {1, 0, 0, 0, 0};
   }
+  if (tu.t || tu.b || tu.phases) nc = qgc_tuned_cands(tu, T0, tmax, c);
   size_t smem = 0;
   int W = 0, phases = 1, t = 1, bs = 0;
   /* Phases: 1, 2, 4, ... up to one chunk of each slice per phase. */
   const int maxr = (Lw->nch + KS - 1) / KS;
-  for (int i = 0; i < nc && smem == 0; i++)
+  for (int i = 0; i < nc && smem == 0 && KS <= Lw->nch; i++)
     for (int w = kMaxWarps; w >= KS && smem == 0; w /= 2)
-      for (int r = 1; r <= (c[i].phased ? maxr : 1) && smem == 0; r = r < maxr && 2 * r > maxr ? maxr : 2 * r)
+      for (int r = c[i].phased && tu.phases ? tu.phases : 1;
+           r <= (c[i].phased ? (tu.phases ? tu.phases : maxr) : 1) && r <= maxr && smem == 0;
+           r = r < maxr && 2 * r > maxr ? maxr : 2 * r) {
+        if ((tu.w && w != tu.w) || (c[i].w16 && w != kMaxWarps) || (c[i].maxr && r > c[i].maxr)) continue;
         if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, c[i].bs != 0, w, c[i].t, ng, ncols, KS, r)) > 0)
           W = w, phases = r, t = c[i].t, bs = c[i].bs;
-  /* The last candidate, B per warp with T = 1 and W = KS, fits by the
-   * choice of KS (and W = KS = 1 on every device the module opens:
-   * qgc_device_fits). */
+      }
+  /* Without an override the last candidate, B per warp with T = 1 and W =
+   * KS, fits by the choice of KS (and W = KS = 1 on every device the
+   * module opens: qgc_device_fits). */
+  pl->fits = smem > 0;
+  if (!pl->fits) return;
   pl->KS = KS;
   pl->G = W / KS;
   pl->T = t;
@@ -202,6 +235,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
 static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args *a, const qgc_device_facts &d) {
   qgc_plan pl = {};
   qgc_with_layout(Lw->id, [&](auto lay) { qgc_plan_layout<decltype(lay)::value>(&pl, Lw, a, d); });
+  if (!pl.fits) return pl;
   pl.main = Lw->ntiles > 0;
   pl.tail = Lw->n % QGC_TILE_ROWS != 0;
   pl.tail_ys = (unsigned)(a->m < 64 ? a->m : 64);

@@ -1,0 +1,85 @@
+#!/bin/bash
+# Sweeps the CUDA plan's geometry with the backend's own kernels: `qgemv
+# bench` once per QGEMV_CUDA_PLAN override (src/backend-cuda/plan_tune.h) and
+# group of rows, then one table of the plan's own time against the best
+# override per row. For tuning matvec_plan.h on a device (the H200, GB10).
+#   bash bench/plan-sweep.sh [GROUP...]      (default: every group)
+# Groups: long (8192x28672), small (4096x14336, 4096x4096, 14336x4096),
+# wide (28672x8192), batched (m = 8 and 16; KS stays the plan's). Needs qgemv on PATH and
+# the CUDA module found (source .gpu/pack/env.sh). Writes $OUT (default
+# /tmp/plan-sweep): one CSV per bench run, plans.txt (run -> override) and
+# summary.txt. No run starts after SWEEP_DEADLINE seconds (default 300).
+set -u -o pipefail
+out=${OUT:-/tmp/plan-sweep}
+mkdir -p "$out/csv"
+deadline=${SWEEP_DEADLINE:-300}
+start=$SECONDS
+bench=(qgemv bench --backend "${SWEEP_BACKEND:-cuda}" --min-time 0.05 --working-set 512M --no-baseline --quiet)
+run=0
+
+# sweep NAME "BENCH ARGS" PLAN...  ("" is the plan's own choice)
+sweep() {
+  local name=$1 args=$2 plan
+  shift 2
+  for plan in "$@"; do
+    if ((SECONDS - start > deadline)); then
+      echo "plan-sweep: deadline reached, skipping $name '$plan'"
+      continue
+    fi
+    run=$((run + 1))
+    printf '%s\t%s\t%s\n' "$run" "$name" "${plan:-plan}" >> "$out/plans.txt"
+    # shellcheck disable=SC2086
+    QGEMV_CUDA_PLAN=$plan timeout 120 "${bench[@]}" $args --csv "$out/csv/$run.csv" > /dev/null 2>> "$out/stderr.txt" ||
+      echo "plan-sweep: run $run ($name '$plan') exited $?"
+  done
+}
+
+group_long() {
+  sweep long "--shape 8192x28672 --format all --dtype f32,bf16 --m 1" \
+    "" "ks=8" "ks=16" "ks=8,b=warp" "ks=16,b=warp" "ks=8,b=warp,t=1" "ks=8,b=cta,phases=2" \
+    "ks=16,b=cta,phases=2" "ks=4,b=warp" "ks=8,t=1"
+}
+group_small() {
+  sweep small "--shape 4096x14336 --shape 4096x4096 --shape 14336x4096 --format all --dtype f32,bf16 --m 1" \
+    "" "ks=4" "ks=8" "ks=16" "ks=8,b=warp" "ks=16,b=warp" "ks=8,t=1" "ks=16,t=1" "ks=8,b=warp,t=1" \
+    "ks=16,b=warp,t=1" "ks=16,w=16,t=1,b=cta"
+}
+group_wide() {
+  sweep wide "--shape 28672x8192 --format all --dtype f32,bf16 --m 1" \
+    "" "ks=2" "ks=4" "ks=8" "ks=16" "b=warp" "t=1"
+}
+group_batched() {
+  sweep batched "--shape 28672x8192 --shape 4096x14336 --format nf4,q2_0 --dtype f32,bf16 --m 8,16" \
+    "" "b=warp" "b=warp,t=1" "b=cta" "b=cta,t=1" "b=cta,phases=2" "b=cta,phases=4" "t=1" "w=8"
+}
+
+groups=("$@")
+((${#groups[@]})) || groups=(long small wide batched)
+: > "$out/plans.txt"
+for g in "${groups[@]}"; do
+  declare -F "group_$g" > /dev/null || { echo "plan-sweep: unknown group '$g'" >&2; exit 2; }
+  "group_$g"
+done
+
+# One line per (run, row): the plan, the row, median us; then per row the
+# plan's own time and the best override.
+files=()
+for ((i = 1; i <= run; i++)); do [ -s "$out/csv/$i.csv" ] && files+=("$out/csv/$i.csv"); done
+awk -F'\t' 'FNR == NR { plan[$1] = $3; next }
+  FNR == 1 { r = FILENAME; sub(/.*\//, "", r); sub(/\.csv$/, "", r); next }
+  {
+    n = split($0, f, ","); gsub(/"/, "", f[5]); gsub(/"/, "", f[6])
+    err = ""; for (j = 24; j <= n; j++) err = err (j > 24 ? "," : "") f[j]; gsub(/"/, "", err)
+    printf "%-34s %-28s %s\n", f[3] "x" f[4] " " f[5] " " f[6] " m=" f[7], plan[r],
+      f[9] == "" ? "error: " err : sprintf("%.2f", f[9] * 1e6)
+  }' "$out/plans.txt" "${files[@]}" > "$out/all.txt"
+awk '$0 ~ /error:/ { next }
+  { key = $1 " " $2 " " $3 " " $4; t = $6 + 0 }
+  $5 == "plan" { own[key] = t }
+  !(key in best) || t < best[key] { best[key] = t; bp[key] = $5 }
+  !(key in seen) { seen[key] = 1; order[++n] = key }
+  END {
+    printf "%-34s %9s %9s  %s\n", "row", "plan us", "best us", "best override"
+    for (i = 1; i <= n; i++) { k = order[i]
+      printf "%-34s %9.2f %9.2f  %s%s\n", k, own[k], best[k], bp[k], (own[k] > 0 ? sprintf(" (plan %.2fx)", own[k] / best[k]) : "") }
+  }' "$out/all.txt" | tee "$out/summary.txt"

@@ -1,0 +1,38 @@
+/* QGEMV_CUDA_PLAN: a tuning override of the matvec plan (matvec_plan.h),
+ * read once when a context opens. It exists to sweep geometries with the
+ * backend's own kernels on a new device (bench/plan-sweep.sh); the plan's
+ * own choice is what the library ships. Plain C: parsed in C, read by the
+ * C++ plan. */
+#ifndef QGC_PLAN_TUNE_H
+#define QGC_PLAN_TUNE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { QGC_B_CTA = 1, QGC_B_WARP = 2 };
+
+/* Each field 0 where the plan chooses, so a zeroed struct is no override. */
+typedef struct qgc_plan_tune {
+  int ks;     /* k-split: 1, 2, 4, 8, 16 (changes the summation order, so the bits) */
+  int t;      /* tiles per warp: 1, 2 */
+  int b;      /* activations (B) per CTA or per warp: QGC_B_CTA, QGC_B_WARP */
+  int w;      /* warps per CTA: a power of two, KS to 16 */
+  int phases; /* B per CTA staged in this many phases (1 = all of k) */
+} qgc_plan_tune;
+
+/* Parses "key=value,..." (keys ks, t, b = cta|warp, w, phases; NULL or ""
+ * is no override) into *t. On a malformed text returns false and writes
+ * what is wrong, for a user, into err. */
+bool qgc_plan_tune_parse(const char *text, qgc_plan_tune *t, char *err, size_t errsize);
+/* The override as QGEMV_CUDA_PLAN text ("" for none), for messages. */
+void qgc_plan_tune_format(const qgc_plan_tune *t, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
