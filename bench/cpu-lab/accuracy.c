@@ -285,11 +285,15 @@ static void nf4_make(const ncase *c, uint64_t *s, uint8_t *data, float *scales, 
     free(w);
   } else {
     /* constructed codes: 3 big meets zero (code 7 at j % 64 == 0, extremes
-     * elsewhere), 4 zero weights, 5 all +1 (code 15) */
+     * elsewhere), 4 zero weights, 5 all +1 (code 15), 7 code 2 (-0.525)
+     * but for one -1 per block (the block's amax) */
     for (int64_t r = 0; r < c->n; r++) {
       for (int64_t b = 0; b < nb; b++) scales[r * nb + b] = 1.0f;
       for (int64_t j = 0; j < c->k; j++) {
-        int code = c->kind == 4 ? 7 : c->kind == 5 ? 15 : (j % 64 == 0 ? 7 : (lab_rng(s) % 2 ? 0 : 15));
+        int code = c->kind == 4   ? 7
+                   : c->kind == 5 ? 15
+                   : c->kind == 7 ? (j % 64 == 0 ? 0 : 2)
+                                  : (j % 64 == 0 ? 7 : (lab_rng(s) % 2 ? 0 : 15));
         uint8_t *p = data + (size_t)r * (size_t)(c->k / 2) + (size_t)(j / 2);
         *p = (uint8_t)(j % 2 ? (*p & 0x0f) | (code << 4) : (*p & 0xf0) | code);
       }
@@ -303,6 +307,7 @@ static void nf4_make(const ncase *c, uint64_t *s, uint8_t *data, float *scales, 
     case 3: v = j % 64 == 0 ? 1e30 : 1e-30 * v; break;
     case 5: v = 1.0 + (double)(lab_rng(s) % 1024) / 1048576.0; break;
     case 6: v = (lab_rng(s) % 4 == 0) ? 1e-40 * v : (lab_rng(s) % 3 == 0 ? 0.0 : v); break;
+    case 7: v = -1.0; break;
     default: break;
     }
     x[j] = (float)v;
@@ -343,13 +348,31 @@ static double nf4_qgemv(const ncase *c, const uint8_t *data, const float *scales
   return r;
 }
 
+/* A model of an NF4 table held in fp16 (products and sums exact). */
+static double nf4_fp16_model(const ncase *c, const uint8_t *data, const float *scales, const float *x,
+                             const double *ref, const double *bound) {
+  const float *lut = qgemv_nf4_table();
+  double *yd = malloc(sizeof(double) * (size_t)c->n);
+  for (int64_t r = 0; r < c->n; r++) {
+    double acc = 0.0;
+    for (int64_t j = 0; j < c->k; j++) {
+      int code = (data[(size_t)r * (size_t)(c->k / 2) + (size_t)(j / 2)] >> (4 * (j % 2))) & 15;
+      acc += (double)qgemv_f16_to_f32(qgemv_f32_to_f16(lut[code])) * scales[r * (c->k / 64) + j / 64] * x[j];
+    }
+    yd[r] = acc;
+  }
+  double w = worst_ratio(ref, bound, yd, c->n);
+  free(yd);
+  return w;
+}
+
 static void nf4_cases(void) {
   const ncase cases[] = {
       {"nf4 normal x", 64, 8192, 0},        {"nf4 Student-t(2) x", 64, 8192, 1}, {"nf4 1% outliers x100", 64, 8192, 2},
       {"nf4 big x meets zero w", 64, 8192, 3}, {"nf4 zero weights", 16, 4096, 4},  {"nf4 all +1, k=65536", 16, 65536, 5},
-      {"nf4 subnormal x", 64, 4096, 6},
+      {"nf4 subnormal x", 64, 4096, 6},       {"nf4 code 2 (-0.525), x = -1", 16, 4096, 7},
   };
-  printf("%-26s %10s %10s\n", "case", "nf4i", "qgemv");
+  printf("%-26s %10s %10s %10s\n", "case", "nf4i", "qgemv", "fp16 LUT");
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const ncase *c = &cases[i];
     uint64_t s = 777 + i;
@@ -360,7 +383,8 @@ static void nf4_cases(void) {
     qgemv_weight_desc d = {.format = QGEMV_NF4, .n = c->n, .k = c->k, .group = 64, .data = data, .scales = scales};
     double *ref = malloc(sizeof(double) * (size_t)c->n), *bound = malloc(sizeof(double) * (size_t)c->n);
     qgemv_reference_matvec(&d, 1, QGEMV_F32, x, QGEMV_F32, NULL, 0, ref, bound);
-    printf("%-26s %10.2e %10.2e\n", c->name, nf4_lab(c, data, scales, x, ref, bound), nf4_qgemv(c, data, scales, x, ref, bound));
+    printf("%-26s %10.2e %10.2e %10.2e\n", c->name, nf4_lab(c, data, scales, x, ref, bound),
+           nf4_qgemv(c, data, scales, x, ref, bound), nf4_fp16_model(c, data, scales, x, ref, bound));
     free(data), free(scales), free(x), free(ref), free(bound);
   }
 }
@@ -431,6 +455,7 @@ int main(void) {
       {"zero weights", 128, 16, 4096, zero_weights},
       {"subnormal x", 64, 64, 4096, subnormal},
   };
+  printf("(figures: worst |y - ref| / R; the contract allows 1e-3)\n");
   printf("%-26s %10s %10s %10s %10s %10s  %s\n", "case", "int16x1", "D=3 model", "q2v", "q2t f32", "qgemv",
          "extra terms D=3 / q2v (exact blocks)");
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -197,6 +197,9 @@ AI void q2v_rows1(const uint8_t *w, int64_t k, const qg_xfix_row *xr, const floa
     const uint8_t *p = w + (size_t)grp * (size_t)nb * vb;
     __m512d acc[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
     for (int64_t b = 0; b < nb; b++, p += vb) {
+#ifdef Q2V_PF
+      for (size_t o = 0; o < vb; o += 64) _mm_prefetch((const char *)p + Q2V_PF + o, _MM_HINT_T0);
+#endif
       MCA_BEGIN("q2v1");
       row_block(xr, x, b, p, g, D, acc);
       MCA_END();
