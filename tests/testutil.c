@@ -18,6 +18,14 @@ int64_t tu_whole_blocks(int i, int64_t k) {
   return (k + g - 1) / g * g;
 }
 
+bool tu_env_lists(const char *var, const char *word) {
+  const char *list = getenv(var);
+  size_t len = strlen(word);
+  for (const char *p = list ? strstr(list, word) : NULL; p; p = strstr(p + 1, word))
+    if ((p == list || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' ')) return true;
+  return false;
+}
+
 void tu_weight_make(rng *r, dist_kind d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out) {
   size_t bytes = qgemv_data_bytes(f, n, k, group), nscales = qgemv_scale_count(f, n, k, group);
   ck_assert_msg(bytes > 0, "qgemv_data_bytes: %s", qgemv_last_error());

@@ -21,6 +21,10 @@ qgemv_format_info tu_format(int i);
  * every format (unchanged for a k that already does). */
 int64_t tu_whole_blocks(int i, int64_t k);
 
+/* True when the space-separated list in environment variable var names
+ * word (QGEMV_TEST_LEVELS, QGEMV_TEST_REQUIRE). */
+bool tu_env_lists(const char *var, const char *word);
+
 /* A host weight quantized from random data with qgemv_quantize. */
 typedef struct tu_weight {
   qgemv_weight_desc desc;
