@@ -12,3 +12,10 @@ TESTS += tests/test_cpu_levels
 EXTRA_DIST += scripts/arm-check.sh
 arm-check:
 	$(SHELL) $(top_srcdir)/scripts/arm-check.sh
+
+# Inputs crafted against integer activations, on every level.
+check_PROGRAMS += tests/test_adversarial
+tests_test_adversarial_SOURCES = tests/test_adversarial.c
+tests_test_adversarial_CFLAGS = $(TEST_CFLAGS)
+tests_test_adversarial_LDADD = $(TEST_LDADD)
+TESTS += tests/test_adversarial
