@@ -4,6 +4,7 @@
 #include "cpu_xfix.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 /* Terms one block may have: a term's grid is 2^30 times finer than the
@@ -33,6 +34,11 @@ double qg_xfix_term_portable(const float *x, float *res, int g, int8_t *out, qg_
     frexpf(max, &e); /* max < 2^e */
     e -= 30;
   }
+  /* Three digits, exactly, when the residuals allow (cpu_xfix.h). */
+  bool narrow = true;
+  for (int j = 0; j < g && narrow; j++) narrow = rintf(ldexpf(res[j], -(e + 8))) == ldexpf(res[j], -(e + 8));
+  if (narrow) e += 8;
+  t->wide = !narrow;
   t->scale = ldexp(1.0, e);
   memset(t->dsum, 0, sizeof t->dsum);
   double p = 0.0;

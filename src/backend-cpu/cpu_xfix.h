@@ -30,6 +30,8 @@
 typedef struct qg_xfix_term {
   int32_t dsum[4];
   double scale; /* 2^e, a power of two */
+  /* 0: every q fits three digits (digit 3 is 0: the kernel may skip it) */
+  int32_t wide;
 } qg_xfix_term;
 
 typedef struct qg_xfix_block {
@@ -66,9 +68,13 @@ size_t qg_xfix_row_bytes(int64_t k, int g);
  * then goes to the exact path). Every step is exact in f32: with e chosen
  * so that max |res| < 2^(e+30), res_j 2^-e rounds to an integer q, |q| <=
  * 2^30, and res_j - q 2^e is a multiple of the smaller of ulp(res_j) and
- * 2^e no larger than |res_j|, so an f32 again. The hot part of the
- * quantizer: a level may bring its own, which must give the same digits,
- * scales and sums and differ in the P share only by rounding. */
+ * 2^e no larger than |res_j|, so an f32 again. When every res_j is an
+ * integer multiple of 2^(e+8) (a bf16 x, whose 8-bit mantissas fit), the
+ * term takes that scale instead: three digits then hold it exactly, and
+ * the kernel skips the fourth plane (a quarter of its dot products) with
+ * the same result. The hot part of the quantizer: a level may bring its
+ * own, which must give the same digits, scales and sums and differ in the
+ * P share only by rounding. */
 typedef double (*qg_xfix_term_fn)(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t);
 double qg_xfix_term_portable(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t);
 #define QG_XFIX_MARGIN 1e-6

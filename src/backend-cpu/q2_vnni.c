@@ -21,13 +21,15 @@
  * dot-product pipe and an and does not (bench/NOTES-cpu.md).
  *
  * Per 16 rows x 16 elements (256 weights): 1 load, 1 shift, 4 ands, 16
- * vpdpbusd with broadcast memory operands; at 1 vpdpbusd per cycle, 16
+ * vpdpbusd with broadcast memory operands (12 for a narrow term, whose
+ * fourth digit plane is zero: a bf16 x); at 1 vpdpbusd per cycle, 16
  * weights per cycle, 0.07 cycles per weight measured with the weight in
  * L2 (0.0625 the bound).
  */
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "cpu.h"
@@ -60,7 +62,7 @@ AI __m512i load_codes(const grp *G, int v) {
 
 /* The four exact sums A_p of one block and term (x digits at xd, their sums
  * in dsum), for one activation row. */
-AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, __m512i A[4]) {
+AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, const bool wide, __m512i A[4]) {
   const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
   __m512i a0 = _mm512_set1_epi32(-dsum[0]), a1 = _mm512_set1_epi32(-dsum[1]);
   __m512i a2 = _mm512_set1_epi32(-dsum[2]), a3 = _mm512_set1_epi32(-dsum[3]);
@@ -71,10 +73,12 @@ AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const 
     __m512i w0 = _mm512_and_si512(c, m03), w1 = _mm512_and_si512(c, m0c);
     __m512i w2 = _mm512_and_si512(h, m03), w3 = _mm512_and_si512(h, m0c);
     const int8_t *x = xd + 64 * v; /* elements 16v .. 16v + 15 */
-    a0 = dot4(a0, w0, x), a1 = dot4(a1, w0, x + 4), a2 = dot4(a2, w0, x + 8), a3 = dot4(a3, w0, x + 12);
-    e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24), e3 = dot4(e3, w1, x + 28);
-    a0 = dot4(a0, w2, x + 32), a1 = dot4(a1, w2, x + 36), a2 = dot4(a2, w2, x + 40), a3 = dot4(a3, w2, x + 44);
-    e0 = dot4(e0, w3, x + 48), e1 = dot4(e1, w3, x + 52), e2 = dot4(e2, w3, x + 56), e3 = dot4(e3, w3, x + 60);
+    a0 = dot4(a0, w0, x), a1 = dot4(a1, w0, x + 4), a2 = dot4(a2, w0, x + 8);
+    e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24);
+    a0 = dot4(a0, w2, x + 32), a1 = dot4(a1, w2, x + 36), a2 = dot4(a2, w2, x + 40);
+    e0 = dot4(e0, w3, x + 48), e1 = dot4(e1, w3, x + 52), e2 = dot4(e2, w3, x + 56);
+    if (wide) /* the fourth digit plane: zero for a narrow term */
+      a3 = dot4(a3, w0, x + 12), e3 = dot4(e3, w1, x + 28), a3 = dot4(a3, w2, x + 44), e3 = dot4(e3, w3, x + 60);
   }
   A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
   A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2)), A[3] = _mm512_add_epi32(a3, _mm512_srai_epi32(e3, 2));
@@ -82,7 +86,7 @@ AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const 
 
 /* The same for two activation rows sharing each decoded code vector. */
 AI void block_sums2(const grp *G, const int8_t *xd, const int8_t *yd, const int32_t dx[4], const int32_t dy[4],
-                    const int g, __m512i A[4], __m512i B[4]) {
+                    const int g, const bool wide, __m512i A[4], __m512i B[4]) {
   const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
   __m512i a0 = _mm512_set1_epi32(-dx[0]), a1 = _mm512_set1_epi32(-dx[1]);
   __m512i a2 = _mm512_set1_epi32(-dx[2]), a3 = _mm512_set1_epi32(-dx[3]);
@@ -95,19 +99,32 @@ AI void block_sums2(const grp *G, const int8_t *xd, const int8_t *yd, const int3
     __m512i w0 = _mm512_and_si512(c, m03), w1 = _mm512_and_si512(c, m0c);
     __m512i w2 = _mm512_and_si512(h, m03), w3 = _mm512_and_si512(h, m0c);
     const int8_t *x = xd + 64 * v, *y = yd + 64 * v;
-    a0 = dot4(a0, w0, x), a1 = dot4(a1, w0, x + 4), a2 = dot4(a2, w0, x + 8), a3 = dot4(a3, w0, x + 12);
-    b0 = dot4(b0, w0, y), b1 = dot4(b1, w0, y + 4), b2 = dot4(b2, w0, y + 8), b3 = dot4(b3, w0, y + 12);
-    e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24), e3 = dot4(e3, w1, x + 28);
-    f0 = dot4(f0, w1, y + 16), f1 = dot4(f1, w1, y + 20), f2 = dot4(f2, w1, y + 24), f3 = dot4(f3, w1, y + 28);
-    a0 = dot4(a0, w2, x + 32), a1 = dot4(a1, w2, x + 36), a2 = dot4(a2, w2, x + 40), a3 = dot4(a3, w2, x + 44);
-    b0 = dot4(b0, w2, y + 32), b1 = dot4(b1, w2, y + 36), b2 = dot4(b2, w2, y + 40), b3 = dot4(b3, w2, y + 44);
-    e0 = dot4(e0, w3, x + 48), e1 = dot4(e1, w3, x + 52), e2 = dot4(e2, w3, x + 56), e3 = dot4(e3, w3, x + 60);
-    f0 = dot4(f0, w3, y + 48), f1 = dot4(f1, w3, y + 52), f2 = dot4(f2, w3, y + 56), f3 = dot4(f3, w3, y + 60);
+    a0 = dot4(a0, w0, x), a1 = dot4(a1, w0, x + 4), a2 = dot4(a2, w0, x + 8);
+    b0 = dot4(b0, w0, y), b1 = dot4(b1, w0, y + 4), b2 = dot4(b2, w0, y + 8);
+    e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24);
+    f0 = dot4(f0, w1, y + 16), f1 = dot4(f1, w1, y + 20), f2 = dot4(f2, w1, y + 24);
+    a0 = dot4(a0, w2, x + 32), a1 = dot4(a1, w2, x + 36), a2 = dot4(a2, w2, x + 40);
+    b0 = dot4(b0, w2, y + 32), b1 = dot4(b1, w2, y + 36), b2 = dot4(b2, w2, y + 40);
+    e0 = dot4(e0, w3, x + 48), e1 = dot4(e1, w3, x + 52), e2 = dot4(e2, w3, x + 56);
+    f0 = dot4(f0, w3, y + 48), f1 = dot4(f1, w3, y + 52), f2 = dot4(f2, w3, y + 56);
+    if (wide) {
+      a3 = dot4(a3, w0, x + 12), b3 = dot4(b3, w0, y + 12), e3 = dot4(e3, w1, x + 28), f3 = dot4(f3, w1, y + 28);
+      a3 = dot4(a3, w2, x + 44), b3 = dot4(b3, w2, y + 44), e3 = dot4(e3, w3, x + 60), f3 = dot4(f3, w3, y + 60);
+    }
   }
   A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
   A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2)), A[3] = _mm512_add_epi32(a3, _mm512_srai_epi32(e3, 2));
   B[0] = _mm512_add_epi32(b0, _mm512_srai_epi32(f0, 2)), B[1] = _mm512_add_epi32(b1, _mm512_srai_epi32(f1, 2));
   B[2] = _mm512_add_epi32(b2, _mm512_srai_epi32(f2, 2)), B[3] = _mm512_add_epi32(b3, _mm512_srai_epi32(f3, 2));
+}
+
+/* block_sums with the fourth plane or without, as the term needs: two
+ * instances, since a branch per plane in the loop would cost more. */
+AI void block_sums_any(const grp *G, const int8_t *xd, const qg_xfix_term *t, const int g, __m512i A[4]) {
+  if (t->wide)
+    block_sums(G, xd, t->dsum, g, true, A);
+  else
+    block_sums(G, xd, t->dsum, g, false, A);
 }
 
 /* The group's 16 (or fewer) fp16 scales as f32. */
@@ -127,7 +144,7 @@ AI void extra_terms(const grp *G, const qg_xfix_row *xr, const qg_xfix_block *bl
   for (int t = 0; t < bl->terms - 1; t++) {
     const qg_xfix_term *e = &xr->extra[bl->first + t];
     __m512i A[4];
-    block_sums(G, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e->dsum, g, A);
+    block_sums_any(G, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e, g, A);
     fold(A, d, e->scale, acc);
   }
 }
@@ -159,7 +176,7 @@ AI void row_block(const grp *G, const qg_xfix_row *xr, const float *x, int64_t b
     return;
   }
   __m512i A[4];
-  block_sums(G, xr->digits + 4 * b * g, bl->t0.dsum, g, A);
+  block_sums_any(G, xr->digits + 4 * b * g, &bl->t0, g, A);
   fold(A, d, bl->t0.scale, acc);
   if (__builtin_expect(bl->terms > 1, 0)) extra_terms(G, xr, bl, d, g, acc);
 }
@@ -181,8 +198,11 @@ AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const bool 
     __m512 s = scales(&G);
     if (pair && __builtin_expect(xr[0].blocks[b].terms == 1 && xr[1].blocks[b].terms == 1, 1)) {
       __m512i A[4], B[4];
-      block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, xr[0].blocks[b].t0.dsum,
-                  xr[1].blocks[b].t0.dsum, g, A, B);
+      const qg_xfix_term *t0 = &xr[0].blocks[b].t0, *t1 = &xr[1].blocks[b].t0;
+      if (t0->wide || t1->wide)
+        block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, true, A, B);
+      else
+        block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, false, A, B);
       fold(A, s, xr[0].blocks[b].t0.scale, &a0);
       fold(B, s, xr[1].blocks[b].t0.scale, &a1);
       continue;
@@ -227,6 +247,16 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out,
     frexpf(m, &e); /* m < 2^e */
     e -= 30;
   }
+  /* Three digits, exactly, when every residual is a multiple of 2^(e+8)
+   * (cpu_xfix.h); f32 activations fail at the first vector. */
+  const __m512 down8 = _mm512_set1_ps((float)-(e + 8));
+  bool narrow = true;
+  for (int v = 0; v < g / 16 && narrow; v++) {
+    __m512 s = _mm512_scalef_ps(_mm512_loadu_ps(res + 16 * v), down8);
+    narrow = _mm512_cmpneq_ps_mask(s, _mm512_roundscale_ps(s, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)) == 0;
+  }
+  if (narrow) e += 8;
+  t->wide = !narrow;
   t->scale = ldexp(1.0, e);
   /* x 2^-e by vscalefps: exact, |x 2^-e| <= 2^30 (a value that underflows
    * rounds to 0 either way); vcvtps2dq rounds to nearest even. */
