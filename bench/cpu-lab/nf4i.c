@@ -101,6 +101,9 @@ AI void rows1(const uint8_t *w, int64_t k, const float *x, float *y, int64_t grp
   for (int q = 0; q < ng; q++) acc_zero(&acc[q]);
   const uint8_t *p = w + (size_t)grp * gstride;
   for (int64_t b = 0; b < nb; b++, p += 576) {
+#ifdef NF4_PF
+    for (int o = 0; o < 576; o += 64) _mm_prefetch((const char *)p + NF4_PF + o, _MM_HINT_T0);
+#endif
     __m512 s[NGRP][NCH];
     for (int q = 0; q < ng; q++)
       for (int h = 0; h < NCH; h++) s[q][h] = _mm512_setzero_ps();

@@ -40,6 +40,7 @@ AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const int t
   qg_acc16 acc[TT];
   for (int u = 0; u < tt; u++) qg_acc16_zero(&acc[u]);
   for (int64_t b = 0; b < nb; b++, p += vb) {
+    qg_prefetch_ahead(p, vb);
     __m512 s[TT][4];
 #pragma GCC unroll 4
     for (int u = 0; u < tt; u++)

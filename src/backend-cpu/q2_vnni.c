@@ -195,6 +195,7 @@ AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const bool 
   qg_acc16_zero(&a0);
   qg_acc16_zero(&a1);
   for (int64_t b = 0; b < nb; b++, G.p += vb) {
+    qg_prefetch_ahead(G.p, vb);
     __m512 s = scales(&G);
     if (pair && __builtin_expect(xr[0].blocks[b].terms == 1 && xr[1].blocks[b].terms == 1, 1)) {
       __m512i A[4], B[4];

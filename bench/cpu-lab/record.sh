@@ -1,0 +1,57 @@
+#!/bin/sh
+# The issue 12 record: qgemv bench on the issue's shapes for this tree and
+# for a build of another commit (BEFORE_DIR: its build directory, e.g. main
+# built in /tmp), alternating shape by shape so that both see the same
+# machine, then the ggml driver (bench/NOTES-cpu.md) on the same shapes.
+# Each run waits (up to WAIT_MAX s) for the load average to fall under
+# LOAD_MAX. Output: bench/results/cpu-issue12-{after,before}-<shape>.json
+# and .txt, and cpu-issue12-ggml.txt.
+#
+#   BEFORE_DIR=/tmp/qmain bench/cpu-lab/record.sh
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=$top/bench/results
+before=${BEFORE_DIR:?BEFORE_DIR: the build of the commit to compare with}
+load_max=${LOAD_MAX:-1.0}
+wait_max=${WAIT_MAX:-1800}
+drv=${GGML_DRV:-/tmp/ggml-drv/drv}
+shapes=${SHAPES:-28672x8192 14336x4096 4096x14336}
+
+quiet() {
+  waited=0
+  while [ "$(awk '{print ($1 < '"$load_max"') ? 1 : 0}' /proc/loadavg)" != 1 ] && [ $waited -lt "$wait_max" ]; do
+    sleep 20
+    waited=$((waited + 20))
+  done
+}
+
+bench() { # bench DIR COMMIT NAME SHAPE
+  quiet
+  env LD_LIBRARY_PATH="$1/.libs" QGEMV_BENCH_COMMIT="$2" "$1/tools/.libs/qgemv" bench --backend cpu --shape "$4" \
+    --format all --dtype f32,bf16 --m 1,8 --min-time 0.5 --no-baseline --json "$out/cpu-issue12-$3-$4.json" \
+    >"$out/cpu-issue12-$3-$4.txt" 2>&1 || echo "(exit $?)" >>"$out/cpu-issue12-$3-$4.txt"
+}
+
+after_commit=$(git -C "$top" rev-parse HEAD)
+before_commit=${BEFORE_COMMIT:-unknown}
+for s in $shapes; do
+  bench "$top" "$after_commit" after "$s"
+  bench "$before" "$before_commit" before "$s"
+done
+
+f=$out/cpu-issue12-ggml.txt
+echo "# ggml $( [ -x "$drv" ] && echo "driver $drv" || echo "driver missing" ), 2 threads, weights rotated over > 1.1 GB" >"$f"
+[ -x "$drv" ] || exit 0
+for s in $shapes; do
+  n=${s%x*}
+  k=${s#*x}
+  for m in 1 8; do
+    for t in "iq4_nl 1" "q4_0 1" "tq2_0 0" "q2_0 0"; do
+      set -- $t
+      quiet
+      echo "# load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$f"
+      "$drv" "$1" "$n" "$k" "$m" 2 "$2" 1100 2 >>"$f" 2>/dev/null || echo "(exit $?) $1 $n $k $m" >>"$f"
+    done
+  done
+done
