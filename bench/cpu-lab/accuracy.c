@@ -176,7 +176,7 @@ static double lab_case(const acase *c, const uint8_t *data, const float *x, cons
   uint8_t *w = aligned_alloc(64, q2v_bytes(c->n, c->k, c->g));
   q2v_repack(data, c->n, c->k, c->g, w);
   void *ws = aligned_alloc(64, qg_xfix_row_bytes(c->k, c->g));
-  qg_xfix_row xr = qg_xfix_quantize(x, c->k, c->g, ws, xfix_term_avx512);
+  qg_xfix_row xr = qg_xfix_quantize(x, c->k, c->g, ws, qg_xfix_term_portable);
   *extra = xr.nextra;
   *exact = 0;
   for (int64_t b = 0; b < c->k / c->g; b++) *exact += xr.blocks[b].terms == 0;
@@ -245,29 +245,26 @@ static double q2t_case(const acase *c, const uint8_t *data, const float *x, cons
   return r;
 }
 
-static double qgemv_case(const acase *c, const uint8_t *data, const float *x, const double *ref, const double *bound) {
+/* The library (its default level) on one row of x. */
+static double library_case(const qgemv_weight_desc *d, const float *x, const double *ref, const double *bound) {
   qgemv_ctx *ctx;
   qgemv_weight *w;
   qgemv_tensor *tx, *ty;
-  qgemv_weight_desc d = {.format = QGEMV_Q2_0, .n = c->n, .k = c->k, .group = c->g, .data = data};
-  if (qgemv_open("cpu", &ctx) || qgemv_weight_upload(ctx, &d, &w) || qgemv_tensor_new(ctx, QGEMV_F32, 1, c->k, &tx) ||
-      qgemv_tensor_new(ctx, QGEMV_F32, 1, c->n, &ty))
+  if (qgemv_open("cpu", &ctx) || qgemv_weight_upload(ctx, d, &w) || qgemv_tensor_new(ctx, QGEMV_F32, 1, d->k, &tx) ||
+      qgemv_tensor_new(ctx, QGEMV_F32, 1, d->n, &ty))
     return NAN;
-  qgemv_tensor_write(tx, x, sizeof(float) * (size_t)c->k);
+  qgemv_tensor_write(tx, x, sizeof(float) * (size_t)d->k);
   qgemv_matvec(ctx, w, tx, ty, NULL);
-  float *y = malloc(sizeof(float) * (size_t)c->n);
-  double *yd = malloc(sizeof(double) * (size_t)c->n);
-  qgemv_tensor_read(ty, y, sizeof(float) * (size_t)c->n);
-  for (int64_t i = 0; i < c->n; i++) yd[i] = y[i];
-  double r = worst_ratio(ref, bound, yd, c->n);
+  float *y = malloc(sizeof(float) * (size_t)d->n);
+  double *yd = malloc(sizeof(double) * (size_t)d->n);
+  qgemv_tensor_read(ty, y, sizeof(float) * (size_t)d->n);
+  for (int64_t i = 0; i < d->n; i++) yd[i] = y[i];
+  double r = worst_ratio(ref, bound, yd, d->n);
   qgemv_close(ctx);
-  free(y);
-  free(yd);
+  free(y), free(yd);
   return r;
 }
 
-/* Row t of a batched call equals an m = 1 call on that row, bit for bit,
- * with 1 and 2 threads. */
 /* NF4: random and adversarial inputs for the f32 paths (nf4i: f64
  * accumulation over blocks; qgemv: the library's current level). */
 typedef struct ncase {
@@ -327,26 +324,6 @@ static double nf4_lab(const ncase *c, const uint8_t *data, const float *scales, 
   return r;
 }
 
-static double nf4_qgemv(const ncase *c, const uint8_t *data, const float *scales, const float *x, const double *ref,
-                        const double *bound) {
-  qgemv_ctx *ctx;
-  qgemv_weight *w;
-  qgemv_tensor *tx, *ty;
-  qgemv_weight_desc d = {.format = QGEMV_NF4, .n = c->n, .k = c->k, .group = 64, .data = data, .scales = scales};
-  if (qgemv_open("cpu", &ctx) || qgemv_weight_upload(ctx, &d, &w) || qgemv_tensor_new(ctx, QGEMV_F32, 1, c->k, &tx) ||
-      qgemv_tensor_new(ctx, QGEMV_F32, 1, c->n, &ty))
-    return NAN;
-  qgemv_tensor_write(tx, x, sizeof(float) * (size_t)c->k);
-  qgemv_matvec(ctx, w, tx, ty, NULL);
-  float *y = malloc(sizeof(float) * (size_t)c->n);
-  double *yd = malloc(sizeof(double) * (size_t)c->n);
-  qgemv_tensor_read(ty, y, sizeof(float) * (size_t)c->n);
-  for (int64_t i = 0; i < c->n; i++) yd[i] = y[i];
-  double r = worst_ratio(ref, bound, yd, c->n);
-  qgemv_close(ctx);
-  free(y), free(yd);
-  return r;
-}
 
 /* A model of an NF4 table held in fp16 (products and sums exact). */
 static double nf4_fp16_model(const ncase *c, const uint8_t *data, const float *scales, const float *x,
@@ -384,11 +361,13 @@ static void nf4_cases(void) {
     double *ref = malloc(sizeof(double) * (size_t)c->n), *bound = malloc(sizeof(double) * (size_t)c->n);
     qgemv_reference_matvec(&d, 1, QGEMV_F32, x, QGEMV_F32, NULL, 0, ref, bound);
     printf("%-26s %10.2e %10.2e %10.2e\n", c->name, nf4_lab(c, data, scales, x, ref, bound),
-           nf4_qgemv(c, data, scales, x, ref, bound), nf4_fp16_model(c, data, scales, x, ref, bound));
+           library_case(&d, x, ref, bound), nf4_fp16_model(c, data, scales, x, ref, bound));
     free(data), free(scales), free(x), free(ref), free(bound);
   }
 }
 
+/* Row t of a batched call equals an m = 1 call on that row, bit for bit,
+ * with 1 and 2 threads. */
 static int identity(void) {
   const int64_t n = 128, k = 4096, m = 5;
   uint64_t s = 99;
@@ -407,7 +386,7 @@ static int identity(void) {
     q2v_repack(data, n, k, g, w);
     qg_xfix_row xr[5];
     void *ws = aligned_alloc(64, 5 * qg_xfix_row_bytes(k, g));
-    for (int64_t t = 0; t < m; t++) xr[t] = qg_xfix_quantize(x + t * k, k, g, (char *)ws + t * qg_xfix_row_bytes(k, g), xfix_term_avx512);
+    for (int64_t t = 0; t < m; t++) xr[t] = qg_xfix_quantize(x + t * k, k, g, (char *)ws + t * qg_xfix_row_bytes(k, g), qg_xfix_term_portable);
     for (int th = 1; th <= 2; th++) {
       q2v_matvec(w, n, k, g, xr, x, m, yb, th);
       for (int64_t t = 0; t < m; t++) {
@@ -478,7 +457,7 @@ int main(void) {
     double r3 = d3_model(c, data, x, ref, bound, &e3);
     double r4 = lab_case(c, data, x, ref, bound, &e4, &x4);
     double rt = q2t_case(c, data, x, ref, bound);
-    double rq = qgemv_case(c, data, x, ref, bound);
+    double rq = library_case(&d, x, ref, bound);
     printf("%-26s %10.2e %10.2e %10.2e %10.2e %10.2e  %d / %d (%d) of %lld blocks\n", c->name, r16, r3, r4, rt, rq, e3,
            e4, x4, (long long)(c->k / c->g));
     free(data);

@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     q2v_repack(data, n, k, g, wv);
     q2t_repack(data, n, k, g, wt);
     for (int64_t t = 0; t < m; t++) {
-      xr[t] = qg_xfix_quantize(x + t * k, k, g, (char *)ws + (size_t)t * qg_xfix_row_bytes(k, g), xfix_term_avx512);
+      xr[t] = qg_xfix_quantize(x + t * k, k, g, (char *)ws + (size_t)t * qg_xfix_row_bytes(k, g), qg_xfix_term_portable);
       q2t_tables(x + t * k, k, tab + (size_t)t * (size_t)k * 8u);
     }
   } else {

@@ -33,7 +33,4 @@ size_t nf4i_bytes(int64_t n, int64_t k);
 void nf4i_repack(const uint8_t *packed, const float *scales, int64_t n, int64_t k, uint8_t *out);
 void nf4i_matvec(const uint8_t *w, int64_t n, int64_t k, const float *x, int64_t m, float *y, int threads);
 
-/* The term function of cpu_xfix with AVX-512 (xfix512.c). */
-double xfix_term_avx512(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t);
-
 #endif

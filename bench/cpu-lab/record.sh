@@ -18,16 +18,10 @@ wait_max=${WAIT_MAX:-1800}
 drv=${GGML_DRV:-/tmp/ggml-drv/drv}
 shapes=${SHAPES:-28672x8192 14336x4096 4096x14336}
 
-quiet() {
-  waited=0
-  while [ "$(awk '{print ($1 < '"$load_max"') ? 1 : 0}' /proc/loadavg)" != 1 ] && [ $waited -lt "$wait_max" ]; do
-    sleep 20
-    waited=$((waited + 20))
-  done
-}
+. "$here/quiet.sh"
 
 bench() { # bench DIR COMMIT NAME SHAPE
-  quiet
+  quiet >/dev/null
   env LD_LIBRARY_PATH="$1/.libs" QGEMV_BENCH_COMMIT="$2" "$1/tools/.libs/qgemv" bench --backend cpu --shape "$4" \
     --format all --dtype f32,bf16 --m 1,8 --min-time 0.5 --no-baseline --json "$out/cpu-issue12-$3-$4.json" \
     >"$out/cpu-issue12-$3-$4.txt" 2>&1 || echo "(exit $?)" >>"$out/cpu-issue12-$3-$4.txt"
@@ -49,8 +43,7 @@ for s in $shapes; do
   for m in 1 8; do
     for t in "iq4_nl 1" "q4_0 1" "tq2_0 0" "q2_0 0"; do
       set -- $t
-      quiet
-      echo "# load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$f"
+      quiet >>"$f"
       "$drv" "$1" "$n" "$k" "$m" 2 "$2" 1100 2 >>"$f" 2>/dev/null || echo "(exit $?) $1 $n $k $m" >>"$f"
     done
   done

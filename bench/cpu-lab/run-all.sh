@@ -17,14 +17,7 @@ drv=${GGML_DRV:-/tmp/ggml-drv/drv}
 steps=${*:-uarch probe hot speed ggml}
 make -s -C "$here" >/dev/null
 
-quiet() {
-  waited=0
-  while [ "$(awk '{print ($1 < '"$load_max"') ? 1 : 0}' /proc/loadavg)" != 1 ] && [ $waited -lt "$wait_max" ]; do
-    sleep 20
-    waited=$((waited + 20))
-  done
-  echo "# load $(cut -d' ' -f1-3 /proc/loadavg) after waiting ${waited}s"
-}
+. "$here/quiet.sh"
 
 header() {
   echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"

@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
   void *xws = aligned_alloc(64, (size_t)m * qg_xfix_row_bytes(k, g));
   double tq0 = lab_now();
   for (int64_t t = 0; t < m && f == QGEMV_Q2_0; t++)
-    xr[t] = qg_xfix_quantize(x + t * k, k, g, (char *)xws + (size_t)t * qg_xfix_row_bytes(k, g), xfix_term_avx512);
+    xr[t] = qg_xfix_quantize(x + t * k, k, g, (char *)xws + (size_t)t * qg_xfix_row_bytes(k, g), qg_xfix_term_portable);
   double tq = lab_now() - tq0;
   float *tab = malloc(sizeof(float) * (size_t)(m * k) * 8u);
   double tt0 = lab_now();
