@@ -14,7 +14,9 @@
 #
 # Usage: scripts/arm-check.sh [BUILD_DIR]   (default: a fresh temp dir)
 # Environment: ARM_CHECK_LEVELS (default "neon neondot scalar": the levels
-# run under emulation; "ref" works too but is slow there), ARM_CHECK_JOBS.
+# run under emulation, separated by spaces or commas, each required; "ref"
+# works too but is slow there; a name that is not a level fails the
+# suites), ARM_CHECK_JOBS.
 set -eu
 
 host=aarch64-linux-gnu

@@ -289,6 +289,7 @@ START_TEST(adversarial_inputs) {
 END_TEST
 
 int main(void) {
+  if (!tu_env_levels_valid()) return EXIT_FAILURE;
   Suite *s = suite_create("adversarial");
   TCase *tc = tcase_create("inputs");
   tcase_set_timeout(tc, 600);

@@ -18,10 +18,11 @@
  * fails. Levels this machine lacks are skipped with a note: the Arm check
  * (scripts/arm-check.sh) runs this same file under qemu for NEON.
  *
- * Environment: QGEMV_TEST_LEVELS="neon scalar" limits the levels exercised
- * (emulators are slow); QGEMV_TEST_REQUIRE="neon" fails, rather than
- * skips, when a named level is not available (so a CI run cannot pass by
- * testing nothing); QGEMV_TEST_QUICK=1 (make check-valgrind) keeps one
+ * Environment: QGEMV_TEST_LEVELS="neon scalar" (spaces or commas) limits
+ * the levels exercised (emulators are slow); QGEMV_TEST_REQUIRE="neon"
+ * fails, rather than skips, when a named level is not available (so a CI
+ * run cannot pass by testing nothing); a name in either that is not a
+ * level, or a required level the first leaves out, fails the suite; QGEMV_TEST_QUICK=1 (make check-valgrind) keeps one
  * small k (three blocks) and drops the others.
  */
 #include <check.h>
@@ -65,7 +66,7 @@ static qgemv_status open_level(const char *level, int threads, qgemv_ctx **ctx) 
   return qgemv_open("cpu", ctx);
 }
 
-/* True when the space-separated list in $var names level. */
+/* QGEMV_TEST_QUICK set and not "0". */
 static bool quick(void) {
   const char *q = getenv("QGEMV_TEST_QUICK");
   return q && *q && strcmp(q, "0") != 0;
@@ -363,6 +364,7 @@ static Suite *levels_suite(void) {
 }
 
 int main(void) {
+  if (!tu_env_levels_valid()) return EXIT_FAILURE;
   SRunner *sr = srunner_create(levels_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);
