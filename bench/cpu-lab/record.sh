@@ -1,21 +1,23 @@
 #!/bin/sh
-# The issue 12 record: qgemv bench on the issue's shapes for this tree and
-# for a build of another commit (BEFORE_DIR: its build directory, e.g. main
-# built in /tmp), alternating shape by shape so that both see the same
-# machine, then the ggml driver (bench/NOTES-cpu.md) on the same shapes.
+# The issue 12 record: qgemv bench on the issue's shapes for this tree's
+# build (AFTER_DIR, default the tree itself) and for a build of another
+# commit (BEFORE_DIR: its build directory, e.g. main built in /tmp),
+# alternating shape by shape so that both see the same machine, then the
+# ggml driver (ggml-drv.c, GGML_DRV) on the same shapes.
 # Each run waits (up to WAIT_MAX s) for the load average to fall under
 # LOAD_MAX. Output: bench/results/cpu-issue12-{after,before}-<shape>.json
 # and .txt, and cpu-issue12-ggml.txt.
 #
-#   BEFORE_DIR=/tmp/qmain bench/cpu-lab/record.sh
+#   AFTER_DIR=/tmp/bcpu BEFORE_DIR=/tmp/qmain BEFORE_COMMIT=a8e69ef bench/cpu-lab/record.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=$top/bench/results
+after=${AFTER_DIR:-$top}
 before=${BEFORE_DIR:?BEFORE_DIR: the build of the commit to compare with}
 load_max=${LOAD_MAX:-1.0}
 wait_max=${WAIT_MAX:-1800}
-drv=${GGML_DRV:-/tmp/ggml-drv/drv}
+drv=${GGML_DRV:-$here/ggml-drv}
 shapes=${SHAPES:-28672x8192 14336x4096 4096x14336}
 
 . "$here/quiet.sh"
@@ -30,7 +32,7 @@ bench() { # bench DIR COMMIT NAME SHAPE
 after_commit=$(git -C "$top" rev-parse HEAD)
 before_commit=${BEFORE_COMMIT:-unknown}
 for s in $shapes; do
-  bench "$top" "$after_commit" after "$s"
+  bench "$after" "$after_commit" after "$s"
   bench "$before" "$before_commit" before "$s"
 done
 

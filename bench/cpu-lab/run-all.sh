@@ -6,14 +6,15 @@
 #
 #   bench/cpu-lab/run-all.sh [STEP...]     steps: uarch probe hot speed ggml
 # Environment: LOAD_MAX (default 1.0), WAIT_MAX (default 1800), GGML_DRV
-# (the ggml driver, bench/NOTES-cpu.md; default /tmp/ggml-drv/drv).
+# (the ggml driver, ggml-drv.c; default bench/cpu-lab/ggml-drv), BUILD (the
+# library's build directory, as for the GNUmakefile).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=$top/bench/results
 load_max=${LOAD_MAX:-1.0}
 wait_max=${WAIT_MAX:-1800}
-drv=${GGML_DRV:-/tmp/ggml-drv/drv}
+drv=${GGML_DRV:-$here/ggml-drv}
 steps=${*:-uarch probe hot speed ggml}
 make -s -C "$here" >/dev/null
 
