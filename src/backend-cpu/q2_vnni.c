@@ -8,7 +8,8 @@
  * exactly in int32 (|A_p| <= 2 * 128 * 128 < 2^15): vpdpbusd multiplies 4
  * unsigned code bytes (0..3) by 4 signed digits broadcast from x, and the
  * accumulators start at minus the digit sums. hi = 256 A_3 + A_2 and lo =
- * 256 A_1 + A_0 are exact int32 (< 2^23), so v = 65536 hi + lo is
+ * 256 A_1 + A_0 are exact int32 (|.| <= 2^23 + 2^15 < 2^24, so exact in
+ * f32 too), so v = 65536 hi + lo is
  * sum_j (c_j - 1) q_j with one f32 rounding (an FMA of exact operands);
  * v * d (fp16 scale) rounds once more in f32; acc += that * 2^e in f64
  * (exact scaling, one rounding of 2^-53); y = (float)acc. DESIGN.md
@@ -17,8 +18,10 @@
  * Decode: one 16-bit shift per code vector (c >> 4 brings fields 2 and 3
  * where 0 and 1 were) and four ands (0x03, 0x0c) give the fields as c and
  * 4c; products with 4c go to their own accumulators, divided by 4
- * (exactly) at the end. On Zen 4 a zmm shift takes a slot of the
- * dot-product pipe and an and does not (bench/NOTES-cpu.md).
+ * (exactly) at the end: one shift per code vector rather than three, so
+ * fewer decode instructions share the core with the dot products (Zen 4:
+ * 0.76 vpdpbusd per cycle alone, 0.57 in the kernel's mix;
+ * bench/results/cpu-lab-uarch.txt).
  *
  * Per 16 rows x 16 elements (256 weights): 1 load, 1 shift, 4 ands, 16
  * vpdpbusd with broadcast memory operands (12 for a narrow term, whose
