@@ -1,8 +1,10 @@
 #!/bin/sh
 # The Arm proof of the CPU backend: cross-build libqgemv and the CPU level
-# suite (tests/test_cpu_levels) for AArch64 with aarch64-linux-gnu-gcc, then
-# run the suite under qemu-aarch64 with the NEON level required, so that it
-# cannot pass by skipping NEON.
+# suites (tests/test_cpu_levels, tests/test_adversarial) for AArch64 with
+# aarch64-linux-gnu-gcc, then run them under qemu-aarch64 with every level
+# they run required, so
+# that it cannot pass by skipping NEON (qemu's default CPU has the
+# dot-product instructions of the neondot level).
 #
 # Needs (Debian 12, as root):
 #   dpkg --add-architecture arm64 && apt-get update
@@ -11,13 +13,15 @@
 # and a generated ./configure (./autogen.sh). Also: make arm-check.
 #
 # Usage: scripts/arm-check.sh [BUILD_DIR]   (default: a fresh temp dir)
-# Environment: ARM_CHECK_LEVELS (default "neon scalar": the levels run under
-# emulation; "ref" works too but is slow there), ARM_CHECK_JOBS.
+# Environment: ARM_CHECK_LEVELS (default "neon neondot scalar": the levels
+# run under emulation, separated by spaces or commas, each required; "ref"
+# works too but is slow there; a name that is not a level fails the
+# suites), ARM_CHECK_JOBS.
 set -eu
 
 host=aarch64-linux-gnu
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-levels=${ARM_CHECK_LEVELS:-neon scalar}
+levels=${ARM_CHECK_LEVELS:-neon neondot scalar}
 jobs=${ARM_CHECK_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 need() {
@@ -71,14 +75,16 @@ PKG_CONFIG_LIBDIR=$pcdir:/usr/share/pkgconfig
 export PKG_CONFIG_LIBDIR
 "$src/configure" --host=$host --enable-static --disable-shared --without-cuda --enable-werror \
   >configure.log 2>&1 || { tail -30 configure.log; echo "arm-check: configure failed" >&2; exit 1; }
-make -j"$jobs" libqgemv.la tests/test_cpu_levels >build.log 2>&1 ||
+make -j"$jobs" libqgemv.la tests/test_cpu_levels tests/test_adversarial >build.log 2>&1 ||
   { tail -40 build.log; echo "arm-check: build failed" >&2; exit 1; }
 
 # A real AArch64 binary: ELF e_machine (offset 18, little-endian) is 183.
 machine=$(od -An -tu2 -j18 -N2 tests/test_cpu_levels | tr -d ' ')
 [ "$machine" = 183 ] || { echo "arm-check: tests/test_cpu_levels is not an AArch64 executable" >&2; exit 1; }
 
-echo "arm-check: running tests/test_cpu_levels under qemu-aarch64 (levels: $levels)"
-env -u QGEMV_CPU_ISA -u QGEMV_NUM_THREADS QGEMV_TEST_LEVELS="$levels" QGEMV_TEST_REQUIRE=neon \
-  qemu-aarch64 tests/test_cpu_levels
+for suite in test_cpu_levels test_adversarial; do
+  echo "arm-check: running tests/$suite under qemu-aarch64 (levels: $levels)"
+  env -u QGEMV_CPU_ISA -u QGEMV_NUM_THREADS QGEMV_TEST_LEVELS="$levels" QGEMV_TEST_REQUIRE="$levels" \
+    qemu-aarch64 tests/$suite
+done
 echo "arm-check: passed"

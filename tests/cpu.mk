@@ -7,8 +7,16 @@ tests_test_cpu_levels_CFLAGS = $(TEST_CFLAGS)
 tests_test_cpu_levels_LDADD = $(TEST_LDADD)
 TESTS += tests/test_cpu_levels
 
-# The Arm proof: cross-build for AArch64 and run test_cpu_levels under
-# qemu-aarch64 with NEON required (packages listed in the script).
+# The Arm proof: cross-build for AArch64 and run test_cpu_levels and
+# test_adversarial under qemu-aarch64 with the levels it names (neon,
+# neondot, scalar) required (packages listed in the script).
 EXTRA_DIST += scripts/arm-check.sh
 arm-check:
 	$(SHELL) $(top_srcdir)/scripts/arm-check.sh
+
+# Inputs crafted against integer activations, on every level.
+check_PROGRAMS += tests/test_adversarial
+tests_test_adversarial_SOURCES = tests/test_adversarial.c
+tests_test_adversarial_CFLAGS = $(TEST_CFLAGS)
+tests_test_adversarial_LDADD = $(TEST_LDADD)
+TESTS += tests/test_adversarial

@@ -18,10 +18,11 @@
  * fails. Levels this machine lacks are skipped with a note: the Arm check
  * (scripts/arm-check.sh) runs this same file under qemu for NEON.
  *
- * Environment: QGEMV_TEST_LEVELS="neon scalar" limits the levels exercised
- * (emulators are slow); QGEMV_TEST_REQUIRE="neon" fails, rather than
- * skips, when a named level is not available (so a CI run cannot pass by
- * testing nothing); QGEMV_TEST_QUICK=1 (make check-valgrind) keeps one
+ * Environment: QGEMV_TEST_LEVELS="neon scalar" (spaces or commas) limits
+ * the levels exercised (emulators are slow); QGEMV_TEST_REQUIRE="neon"
+ * fails, rather than skips, when a named level is not available (so a CI
+ * run cannot pass by testing nothing); a name in either that is not a
+ * level, or a required level the first leaves out, fails the suite; QGEMV_TEST_QUICK=1 (make check-valgrind) keeps one
  * small k (three blocks) and drops the others.
  */
 #include <check.h>
@@ -65,15 +66,7 @@ static qgemv_status open_level(const char *level, int threads, qgemv_ctx **ctx) 
   return qgemv_open("cpu", ctx);
 }
 
-/* True when the space-separated list in $var names level. */
-static bool env_lists(const char *var, const char *level) {
-  const char *list = getenv(var);
-  size_t len = strlen(level);
-  for (const char *p = list ? strstr(list, level) : NULL; p; p = strstr(p + 1, level))
-    if ((p == list || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' ')) return true;
-  return false;
-}
-
+/* QGEMV_TEST_QUICK set and not "0". */
 static bool quick(void) {
   const char *q = getenv("QGEMV_TEST_QUICK");
   return q && *q && strcmp(q, "0") != 0;
@@ -83,10 +76,10 @@ static bool quick(void) {
  * or QGEMV_TEST_LEVELS leaves it out. */
 static qgemv_ctx *open_or_skip(const char *level, int threads) {
   const char *only = getenv("QGEMV_TEST_LEVELS");
-  if (only && *only && !env_lists("QGEMV_TEST_LEVELS", level)) return NULL;
+  if (only && *only && !tu_env_lists("QGEMV_TEST_LEVELS", level)) return NULL;
   qgemv_ctx *ctx;
   qgemv_status s = open_level(level, threads, &ctx);
-  EXPECT(s == QGEMV_OK || !env_lists("QGEMV_TEST_REQUIRE", level), "level %s is required here: %s", level,
+  EXPECT(s == QGEMV_OK || !tu_env_lists("QGEMV_TEST_REQUIRE", level), "level %s is required here: %s", level,
          qgemv_last_error());
   if (s == QGEMV_ERR_UNSUPPORTED) {
     fprintf(stderr, "level %s not available here (skipped): %s\n", level, qgemv_last_error());
@@ -270,20 +263,21 @@ START_TEST(test_threads) {
 END_TEST
 
 /* The level list is the documented one, in order (ref, scalar, avx2,
- * avx512, neon), built as this architecture says; the format list has
- * every format exactly once by name. */
+ * avx512, avx512vnni, neon, neondot), built as this architecture says; the
+ * format list has every format exactly once by name. */
 START_TEST(test_lists) {
-  static const char *const documented[] = {"ref", "scalar", "avx2", "avx512", "neon"};
+  enum { LEVELS = 7 };
+  static const char *const documented[LEVELS] = {"ref", "scalar", "avx2", "avx512", "avx512vnni", "neon", "neondot"};
 #if defined(__x86_64__)
-  static const int built[] = {1, 1, 1, 1, 0};
+  static const int built[LEVELS] = {1, 1, 1, 1, 1, 0, 0};
 #elif defined(__aarch64__)
-  static const int built[] = {1, 1, 0, 0, 1};
+  static const int built[LEVELS] = {1, 1, 0, 0, 0, 1, 1};
 #else
-  static const int built[] = {1, 1, 0, 0, 0};
+  static const int built[LEVELS] = {1, 1, 0, 0, 0, 0, 0};
 #endif
-  ck_assert_int_eq(qgemv_cpu_level_count(), 5);
+  ck_assert_int_eq(qgemv_cpu_level_count(), LEVELS);
   int defaults = 0;
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < LEVELS; i++) {
     qgemv_cpu_level_info l = level_at(i);
     EXPECT(strcmp(l.name, documented[i]) == 0, "level %d is %s, expected %s", i, l.name, documented[i]);
     EXPECT(l.built == built[i], "%s: built %d, expected %d on this architecture", l.name, l.built, built[i]);
@@ -293,7 +287,7 @@ START_TEST(test_lists) {
   }
   ck_assert_int_eq(defaults, 1);
   qgemv_cpu_level_info l;
-  ck_assert_int_eq(qgemv_cpu_level_get(5, &l), QGEMV_ERR_INVALID_ARG);
+  ck_assert_int_eq(qgemv_cpu_level_get(LEVELS, &l), QGEMV_ERR_INVALID_ARG);
   ck_assert_int_eq(qgemv_cpu_level_get(-1, &l), QGEMV_ERR_INVALID_ARG);
   ck_assert_int_eq(qgemv_cpu_level_get(0, NULL), QGEMV_ERR_INVALID_ARG);
   for (int f = 0; f < qgemv_format_count(); f++) {
@@ -370,6 +364,7 @@ static Suite *levels_suite(void) {
 }
 
 int main(void) {
+  if (!tu_env_levels_valid()) return EXIT_FAILURE;
   SRunner *sr = srunner_create(levels_suite());
   srunner_run_all(sr, CK_NORMAL);
   int failed = srunner_ntests_failed(sr);

@@ -18,6 +18,52 @@ int64_t tu_whole_blocks(int i, int64_t k) {
   return (k + g - 1) / g * g;
 }
 
+/* The word separators of the lists in QGEMV_TEST_LEVELS and _REQUIRE. */
+static const char list_seps[] = " ,";
+
+bool tu_env_lists(const char *var, const char *word) {
+  const size_t len = strlen(word);
+  for (const char *p = getenv(var); p && *p;) {
+    p += strspn(p, list_seps);
+    const size_t n = strcspn(p, list_seps);
+    if (n > 0 && n == len && strncmp(p, word, n) == 0) return true;
+    p += n;
+  }
+  return false;
+}
+
+static bool is_level(const char *word, size_t n) {
+  for (int i = 0; i < qgemv_cpu_level_count(); i++) {
+    qgemv_cpu_level_info l;
+    if (qgemv_cpu_level_get(i, &l) == QGEMV_OK && strlen(l.name) == n && strncmp(l.name, word, n) == 0)
+      return true;
+  }
+  return false;
+}
+
+bool tu_env_levels_valid(void) {
+  static const char *const vars[] = {"QGEMV_TEST_LEVELS", "QGEMV_TEST_REQUIRE"};
+  const char *only = getenv("QGEMV_TEST_LEVELS");
+  bool ok = true;
+  for (int v = 0; v < 2; v++)
+    for (const char *p = getenv(vars[v]); p && *p;) {
+      p += strspn(p, list_seps);
+      const size_t n = strcspn(p, list_seps);
+      if (n == 0) break;
+      char word[32];
+      snprintf(word, sizeof word, "%.*s", (int)n, p);
+      if (!is_level(p, n)) {
+        fprintf(stderr, "%s: '%s' is not a CPU level (qgemv info lists them)\n", vars[v], word);
+        ok = false;
+      } else if (v == 1 && only && *only && !tu_env_lists("QGEMV_TEST_LEVELS", word)) {
+        fprintf(stderr, "QGEMV_TEST_REQUIRE: %s is required but QGEMV_TEST_LEVELS leaves it out\n", word);
+        ok = false;
+      }
+      p += n;
+    }
+  return ok;
+}
+
 void tu_weight_make(rng *r, dist_kind d, qgemv_format f, int32_t group, int64_t n, int64_t k, tu_weight *out) {
   size_t bytes = qgemv_data_bytes(f, n, k, group), nscales = qgemv_scale_count(f, n, k, group);
   ck_assert_msg(bytes > 0, "qgemv_data_bytes: %s", qgemv_last_error());

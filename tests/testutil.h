@@ -21,6 +21,15 @@ qgemv_format_info tu_format(int i);
  * every format (unchanged for a k that already does). */
 int64_t tu_whole_blocks(int i, int64_t k);
 
+/* True when the list in environment variable var (words separated by
+ * spaces or commas) names word (QGEMV_TEST_LEVELS, QGEMV_TEST_REQUIRE). */
+bool tu_env_lists(const char *var, const char *word);
+/* False, with a line on stderr for each, when QGEMV_TEST_LEVELS or
+ * QGEMV_TEST_REQUIRE names something that is not a CPU level, or when a
+ * required level is one QGEMV_TEST_LEVELS leaves out: a suite that took
+ * such a list would run nothing and pass. */
+bool tu_env_levels_valid(void);
+
 /* A host weight quantized from random data with qgemv_quantize. */
 typedef struct tu_weight {
   qgemv_weight_desc desc;

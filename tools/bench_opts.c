@@ -54,7 +54,7 @@ static void usage(FILE *f) {
           "  --min-time SEC     sample each row for at least SEC seconds, and at least 5\n"
           "                     samples (default 0.5; 0 .. 3600)\n"
           "  --working-set SIZE bytes of weight copies to rotate over, with K, M, G\n"
-          "                     suffixes (default max(4 x last-level cache, 1G))\n"
+          "                     suffixes (default max(8 x last-level cache, 1G))\n"
           "  --no-baseline      skip the dense baseline\n"
           "  --json FILE        write every figure, the machine and the command as JSON\n"
           "  --csv FILE         write the rows as CSV ('-' for either: standard output,\n"

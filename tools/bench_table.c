@@ -45,7 +45,7 @@ void bench_table_row(FILE *f, const bench_run *run, int i) {
   cell(sp, sizeof sp, "%.2fx", row_speedup(run, r));
   fprintf(f, ROW_FMT, r->layer->name, shape, r->q.name, dtype_label(r->dtype), m, t, g, pct, dt, dg, sp);
   if (r->same_as >= 0) fprintf(f, "  (same as %s)", run->rows[r->same_as].layer->name);
-  if (r->q.working_set < 4 * run->info.llc_bytes) fputs("  ~cache", f);
+  if (r->q.working_set < 8 * run->info.llc_bytes) fputs("  ~cache", f);
   fputc('\n', f);
 }
 
@@ -81,8 +81,8 @@ void bench_table_footer(FILE *f, const bench_run *run) {
   fputc('\n', f);
   absent_reasons(f, run);
   for (int i = 0; i < run->nrows; i++)
-    if (run->rows[i].q.ok && run->rows[i].q.working_set < 4 * run->info.llc_bytes) {
-      fprintf(f, "~cache: the rotated weights are under 4x the last-level cache (%.0f MB): figures may\n"
+    if (run->rows[i].q.ok && run->rows[i].q.working_set < 8 * run->info.llc_bytes) {
+      fprintf(f, "~cache: the rotated weights are under 8x the last-level cache (%.0f MB): figures may\n"
                  "        come from cache, not memory (raise --working-set)\n",
               (double)run->info.llc_bytes / 1e6);
       break;

@@ -117,7 +117,7 @@ static void print_text(const info_facts *f) {
     if (b->nlevels) printf("    ISA levels (QGEMV_CPU_ISA):\n");
     for (int l = 0; l < b->nlevels; l++) {
       const target *t = &b->levels[l];
-      printf("      %-7s %s%s%s\n", t->isa, t->usable ? "usable" : "not usable: ", t->usable ? "" : t->reason,
+      printf("      %-10s %s%s%s\n", t->isa, t->usable ? "usable" : "not usable: ", t->usable ? "" : t->reason,
              t->is_default ? " (default)" : "");
     }
   }

@@ -7,10 +7,12 @@
 
 #include "../core/backend.h"
 #include "../core/convert.h"
+#include "cpu_xfix.h"
 
-/* Resident weight: the packed format exactly as uploaded. No level repacks:
- * every kernel decodes the packed bytes in place, so resident bytes are the
- * packed size (1.0x) and all levels share one layout. */
+/* Resident weight: the packed format's bytes, either as uploaded or with
+ * rows interleaved in groups for the level's kernel (cpu_interleave.h;
+ * then the scales sit in data and scales is NULL). Resident bytes are the
+ * packed size (1.0x) either way. */
 typedef struct qg_cpu_weight {
   qgemv_weight_desc desc; /* points at data/scales below */
   qg_layout_id id;
@@ -25,6 +27,7 @@ typedef struct qg_cpu_job {
   int64_t m;
   const float *xn;  /* [m, k] f32 in the level's x order (SIMD levels) */
   const double *xd; /* [m, k] double, natural order (ref level) */
+  const qg_xfix_row *xq; /* [m] x in block fixed point, for kernels with xfix */
   void *y;          /* [m, n] */
   qgemv_dtype y_dtype;
 } qg_cpu_job;
@@ -48,15 +51,27 @@ typedef struct qg_cpu_xorder {
   uint8_t pos[QG_CPU_XORDER_MAX];
 } qg_cpu_xorder;
 
+/* How a level computes one layout. */
+typedef struct qg_cpu_kernel {
+  qg_cpu_rows_fn rows; /* NULL: none at this level (the scalar level's runs) */
+  /* 0: the resident weight is the packed format as uploaded; else its rows
+   * are interleaved in groups of this many (cpu_interleave.h), and the
+   * backend hands the kernel whole groups (the last one may be narrower). */
+  int group_rows;
+  /* Non-NULL: the kernel takes x as block fixed point (cpu_xfix.h, job.xq),
+   * made with this term function, besides the f32 x (job.xn). */
+  qg_xfix_term_fn xfix;
+} qg_cpu_kernel;
+
 typedef struct qg_cpu_level {
-  const char *name;        /* ref, scalar, avx2, avx512, neon */
+  const char *name;        /* ref, scalar, avx2, avx512, avx512vnni, neon, neondot */
   bool wants_double;       /* the ref level works on xd, the others on xn */
   bool (*available)(void); /* CPU and OS support it; NULL: not built for
                               this architecture */
-  /* The kernels by layout. NULL: none at this level, the scalar level's
-   * runs instead (so a new layout needs a scalar kernel first; SIMD
+  /* The kernels by layout. rows NULL: none at this level, the scalar
+   * level's runs instead (so a new layout needs a scalar kernel first; SIMD
    * kernels are a speed-up, not a requirement). */
-  qg_cpu_rows_fn rows[QG_LAYOUT_COUNT];
+  qg_cpu_kernel kernels[QG_LAYOUT_COUNT];
   /* The x order of this level's kernel for a layout; NULL: natural order. */
   void (*x_order)(qg_layout_id id, qg_cpu_xorder *out);
   /* Reads `bytes` (a multiple of 256, 64-byte aligned) with the level's
@@ -83,7 +98,22 @@ qgemv_status qg_cpu_pick_level(const qg_cpu_level **out);
  * the auxiliary vector's hwcaps on AArch64; false elsewhere. */
 bool qg_cpu_has_avx2(void);   /* AVX2, FMA, F16C, YMM state saved by the OS */
 bool qg_cpu_has_avx512(void); /* AVX-512 F/BW/VL, ZMM and opmask state saved */
+bool qg_cpu_has_avx512vnni(void); /* and AVX-512 VNNI */
 bool qg_cpu_has_neon(void);   /* AdvSIMD and FP */
+bool qg_cpu_has_neondot(void); /* and the dot-product instructions */
+
+/* The kernels whose vector lanes are weight rows, in groups of 16
+ * (cpu_interleave.h): NF4 in f32 with AVX-512 (nf4_avx512.c), Q2_0 by
+ * integer dot products with AVX-512 VNNI and the AVX-512 term of the
+ * activation quantizer (q2_vnni.c). x86-64 only. */
+void qg_nf4_avx512_rows(const qg_cpu_job *job, int64_t row0, int64_t row1);
+void qg_q2_vnni_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1);
+void qg_q2_vnni_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t row1);
+double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t);
+/* Q2_0 by integer dot products with SDOT, rows in groups of 4 (q2_sdot.c).
+ * AArch64 only. */
+void qg_q2_sdot_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1);
+void qg_q2_sdot_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t row1);
 
 /* Fills out for a period of `vecs` vectors of `lanes` lanes in which lane i
  * of vector q holds element i * vecs + q: a [lanes][vecs] -> [vecs][lanes]

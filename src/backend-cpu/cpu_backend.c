@@ -19,6 +19,7 @@
 #include "../core/registry.h"
 #include "../topology/topology.h"
 #include "cpu.h"
+#include "cpu_interleave.h"
 #include "cpu_threads.h"
 
 typedef struct cpu_state {
@@ -220,12 +221,35 @@ static qgemv_status cpu_copy(void *state, void *dst, const void *src, size_t byt
   return QGEMV_OK;
 }
 
+/* The kernel the context's level has for a layout, else the scalar
+ * level's (which has one for every layout); *level gets its level. */
+static const qg_cpu_kernel *kernel_for(const cpu_state *st, qg_layout_id id, const qg_cpu_level **level) {
+  const qg_cpu_level *l = st->level->kernels[id].rows ? st->level : &qg_cpu_level_scalar;
+  if (level) *level = l;
+  return &l->kernels[id];
+}
+
+/* Thread t of nt's rows of n: a contiguous range of whole groups of
+ * `group` rows (the last one may be narrower). The same split at upload
+ * (first touch) and at matvec. */
+static void thread_rows(int64_t n, int group, int t, int nt, int64_t *r0, int64_t *r1) {
+  int64_t groups = (n + group - 1) / group;
+  *r0 = groups * t / nt * group;
+  *r1 = groups * (t + 1) / nt * group;
+  if (*r1 > n) *r1 = n;
+}
+
 static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, void **layout,
                                       size_t *resident) {
   cpu_state *st = state;
   qg_shape shape;
   qg_check_shape(desc->format, desc->n, desc->k, desc->group, &shape); /* valid: it cannot fail */
-  const size_t bytes = shape.data_bytes, nscales = shape.scale_count;
+  const qg_cpu_kernel *kn = kernel_for(st, id, NULL);
+  const int group = kn->group_rows ? kn->group_rows : 1;
+  /* Interleaved layouts hold the scales inline: one stream of the same size. */
+  const size_t scale_bytes = shape.scale_count * sizeof(float);
+  const size_t bytes = kn->group_rows ? shape.data_bytes + scale_bytes : shape.data_bytes;
+  const size_t nscales = kn->group_rows ? 0 : shape.scale_count;
   qg_cpu_weight *w = calloc(1, sizeof *w);
   if (w == NULL) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "out of host memory");
   if (alloc_stream(bytes, &w->data) != QGEMV_OK ||
@@ -233,22 +257,29 @@ static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc
     free(w->data);
     free(w);
     return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes of host memory for the weight",
-                       bytes + nscales * sizeof(float));
+                       shape.data_bytes + scale_bytes);
   }
   /* NUMA placement by first touch (not hwloc membind): the pages are
    * untouched until the thread that will read them writes them here. The
    * matvec splits rows over threads exactly as this loop does, and workers
    * stay bound to their cores (cpu_threads.c), so each row's pages land on
-   * the NUMA node of the core that streams them. */
+   * the NUMA node of the core that streams them. An interleaved layout
+   * keeps each group's bytes where the packed format has its rows. */
   size_t row_bytes = bytes / (size_t)desc->n, row_scales = nscales / (size_t)desc->n;
   int64_t n = desc->n;
 #pragma omp parallel num_threads(st->threads)
   {
     int t = thread_num(), nt = thread_count();
     qg_cpu_threads_enter(&st->placement, t);
-    int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
-    memcpy((char *)w->data + (size_t)r0 * row_bytes, (const char *)desc->data + (size_t)r0 * row_bytes,
-           (size_t)(r1 - r0) * row_bytes);
+    int64_t r0, r1;
+    thread_rows(n, group, t, nt, &r0, &r1);
+    uint8_t *to = (uint8_t *)w->data + (size_t)r0 * row_bytes;
+    if (r1 > r0 && kn->group_rows && desc->format == QGEMV_NF4)
+      qg_interleave_nf4(desc, group, r0, r1, to);
+    else if (r1 > r0 && kn->group_rows)
+      qg_interleave_q2(desc, group, r0, r1, to);
+    else
+      memcpy(to, (const char *)desc->data + (size_t)r0 * row_bytes, (size_t)(r1 - r0) * row_bytes);
     if (row_scales)
       memcpy(w->scales + (size_t)r0 * row_scales, desc->scales + (size_t)r0 * row_scales,
              (size_t)(r1 - r0) * row_scales * sizeof(float));
@@ -282,15 +313,23 @@ static qgemv_status ensure_workspace(cpu_state *st, size_t bytes) {
   return QGEMV_OK;
 }
 
+static size_t round64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
 static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
   cpu_state *st = state;
   const qg_cpu_weight *w = a->layout;
-  /* The level's kernel for this layout, or the scalar level's. */
-  const qg_cpu_level *level = st->level->rows[a->layout_id] ? st->level : &qg_cpu_level_scalar;
+  const qg_cpu_level *level;
+  const qg_cpu_kernel *kn = kernel_for(st, a->layout_id, &level);
+  const int g = qg_layouts[a->layout_id].group;
+  /* Workspace: the normalized x, then (kernels with xfix) the m rows in
+   * block fixed point and their views. */
   size_t count = (size_t)a->m * (size_t)a->k; /* fits: the x tensor exists */
   size_t elem = level->wants_double ? sizeof(double) : sizeof(float);
-  if (count > SIZE_MAX / elem) return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "activations too large for a workspace");
-  qgemv_status s = ensure_workspace(st, count * elem);
+  size_t xq_row = kn->xfix ? qg_xfix_row_bytes(a->k, g) : 0;
+  if (count > SIZE_MAX / 8 / elem || (size_t)a->m > SIZE_MAX / 2 / (xq_row + sizeof(qg_xfix_row)))
+    return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "activations too large for a workspace");
+  size_t xn_bytes = round64(count * elem), views = round64((size_t)a->m * sizeof(qg_xfix_row));
+  qgemv_status s = ensure_workspace(st, xn_bytes + (kn->xfix ? views + (size_t)a->m * xq_row : 0));
   if (s != QGEMV_OK) return s;
   qg_cpu_job job = {.w = w, .m = a->m, .y = a->y, .y_dtype = a->y_dtype};
   if (level->wants_double) {
@@ -303,7 +342,15 @@ static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
     qg_cpu_normalize(a, ordered ? &order : NULL, st->workspace);
     job.xn = st->workspace;
   }
-  qg_cpu_rows_fn rows = level->rows[a->layout_id];
+  if (kn->xfix) { /* serial, O(m k): a function of each row alone */
+    qg_xfix_row *rows = (qg_xfix_row *)((char *)st->workspace + xn_bytes);
+    char *at = (char *)rows + views;
+    for (int64_t t = 0; t < a->m; t++, at += xq_row)
+      rows[t] = qg_xfix_quantize(job.xn + (size_t)t * (size_t)a->k, a->k, g, at, kn->xfix);
+    job.xq = rows;
+  }
+  qg_cpu_rows_fn rows = kn->rows;
+  const int group = kn->group_rows ? kn->group_rows : 1;
   int64_t n = a->n;
   /* Contiguous static split, the same as at upload (first touch). Output
    * rows are independent and each one's arithmetic is fixed (cpu.h), so the
@@ -312,7 +359,8 @@ static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
   {
     int t = thread_num(), nt = thread_count();
     qg_cpu_threads_enter(&st->placement, t);
-    int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
+    int64_t r0, r1;
+    thread_rows(n, group, t, nt, &r0, &r1);
     if (r1 > r0) rows(&job, r0, r1);
   }
   return QGEMV_OK;

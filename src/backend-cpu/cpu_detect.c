@@ -49,7 +49,15 @@ bool qg_cpu_has_avx512(void) {
   return cpu && (xcr & XCR0_ZMM) == XCR0_ZMM;
 }
 
+bool qg_cpu_has_avx512vnni(void) {
+  unsigned a, b, c, d;
+  if (!qg_cpu_has_avx512()) return false;
+  __cpuid_count(7, 0, a, b, c, d);
+  return (c & bit_AVX512VNNI) != 0;
+}
+
 bool qg_cpu_has_neon(void) { return false; }
+bool qg_cpu_has_neondot(void) { return false; }
 
 #elif defined(__aarch64__)
 #include <asm/hwcap.h>
@@ -57,6 +65,7 @@ bool qg_cpu_has_neon(void) { return false; }
 
 bool qg_cpu_has_avx2(void) { return false; }
 bool qg_cpu_has_avx512(void) { return false; }
+bool qg_cpu_has_avx512vnni(void) { return false; }
 
 /* AdvSIMD is architecturally mandatory for AArch64 Linux userland, but the
  * kernel still reports it; trust the report over the assumption. */
@@ -65,8 +74,13 @@ bool qg_cpu_has_neon(void) {
   return (hw & HWCAP_ASIMD) && (hw & HWCAP_FP);
 }
 
+/* The dot-product instructions (SDOT/UDOT, Armv8.2 "dotprod"). */
+bool qg_cpu_has_neondot(void) { return qg_cpu_has_neon() && (getauxval(AT_HWCAP) & HWCAP_ASIMDDP); }
+
 #else
 bool qg_cpu_has_avx2(void) { return false; }
 bool qg_cpu_has_avx512(void) { return false; }
+bool qg_cpu_has_avx512vnni(void) { return false; }
 bool qg_cpu_has_neon(void) { return false; }
+bool qg_cpu_has_neondot(void) { return false; }
 #endif

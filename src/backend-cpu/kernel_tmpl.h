@@ -5,7 +5,8 @@
  *
  *   QG_TARGET      function attribute naming the ISA (may be empty)
  *   qv, QV_LANES   the f32 vector type and its lane count
- *   qv_zero() qv_set1(f) qv_load(p) qv_store(p, v) qv_add(a, b) qv_hsum(v)
+ *   qv_zero() qv_set1(f) qv_load(p) qv_store(p, v) qv_add(a, b)
+ *   qv_add_f64(double *a, v)  a[0 .. QV_LANES) += the lanes of v, in f64
  *   qv_fma(a, b, c)        a * b + c (one rounding where the ISA has FMA)
  *   QV_REG(v)      keeps v in a register (an empty asm), or nothing
  *   qg_consts, qg_consts_init(qg_consts *)   the decoders' constants
@@ -19,19 +20,27 @@
  *   QG_BR, QG_BT   register tile of the batched path: weight rows x
  *                  activation rows (QG_RB a multiple of QG_BR)
  *
- * and defines one static qg_cpu_rows_fn per layout it knows, and
- * QG_TMPL_ROWS, the level's rows[] initializer indexed by layout id.
+ * and defines one static qg_cpu_rows_fn per layout it knows (QG_TMPL_NO_NF4:
+ * all but NF4's), QG_TMPL_KERNEL(rows_...) for one entry of the level's
+ * kernels[] and QG_TMPL_KERNELS, the whole initializer indexed by layout id.
  *
  * The arithmetic of one output element y[t, i], fixed whatever m, the path,
  * the tile or the thread's row range (cpu.h), so batched rows and any
  * thread count give bit-identical results:
- *   acc = 0 (vector)
- *   for each block b of row i, in order:
- *     s[0..NCH-1] = 0; decoded vector number v of the block (in order)
- *     goes to s[v % NCH] = fma(w_v, x_v, s[v % NCH]);
- *     acc = fma(s[0] + s[1] + ..., broadcast(scale_b), acc)
- *   y = hsum(acc)
- * The scale is applied once per block. Two paths compute exactly that:
+ *   a64 = 0 (QV_LANES doubles)
+ *   for each chunk of QG_KC / g blocks of row i, in order:
+ *     acc = 0 (vector)
+ *     for each block b of the chunk, in order:
+ *       s[0..NCH-1] = 0; decoded vector number v of the block (in order)
+ *       goes to s[v % NCH] = fma(w_v, x_v, s[v % NCH]);
+ *       acc = fma(s[0] + s[1] + ..., broadcast(scale_b), acc)
+ *     a64 += acc (lane by lane, in f64)
+ *   y = (float)(a64[0] + a64[1] + ... in order)
+ * The scale is applied once per block. Each product passes through the
+ * f32 roundings of one block and one chunk only, however long the row: the
+ * f64 sum over chunks keeps the error bound of DESIGN.md section 5 for k
+ * up to 2^19 (f32 accumulation over all blocks would pass it from k of
+ * about 10^4). Two paths compute exactly that:
  * - m = 1 (decode): QG_RB weight rows at a time, weights decoded into
  *   registers and used at once; every x vector loaded serves QG_RB FMAs.
  * - m > 1 (batched): per block, the QG_RB rows' weights are decoded once
@@ -85,11 +94,20 @@ QG_AI float qg_block_scale(const qgemv_weight_desc *d, int64_t i, int64_t b, con
   return fmt == QG_LAYOUT_NF4 ? d->scales[(size_t)i * (size_t)nb + (size_t)b] : q2_scale(block);
 }
 
+/* The lanes of a64 summed in f64 in order, rounded once to f32. */
+static inline float qg_sum_f64(const double *a64) {
+  double s = a64[0];
+  for (int l = 1; l < QV_LANES; l++) s += a64[l];
+  return (float)s;
+}
+
 /* m = 1: y[0, i .. i+rb). */
 QG_AI void qg_tile_decode(const qg_cpu_job *job, const qg_consts *cs, int64_t i, const int rb, const int fmt) {
   QG_GEOMETRY(fmt);
   const float *x = job->xn;
+  const int bpc = QG_KC / g; /* blocks per chunk */
   qv acc[QG_RB];
+  double a64[QG_RB][QV_LANES] = {{0}};
   _Pragma("GCC unroll 8") for (int rr = 0; rr < rb; rr++) acc[rr] = qv_zero();
 
   for (int64_t b = 0; b < nb; b++) {
@@ -118,23 +136,28 @@ QG_AI void qg_tile_decode(const qg_cpu_job *job, const qg_consts *cs, int64_t i,
       float sc = qg_block_scale(d, i + rr, b, row[rr] + (size_t)b * block_bytes, fmt);
       acc[rr] = qv_fma(sum, qv_set1(sc), acc[rr]);
     }
+    if ((b + 1) % bpc == 0 || b + 1 == nb)
+      _Pragma("GCC unroll 8") for (int rr = 0; rr < rb; rr++) {
+        qv_add_f64(a64[rr], acc[rr]);
+        acc[rr] = qv_zero();
+      }
     QG_MCA_END();
   }
-  for (int rr = 0; rr < rb; rr++) qg_cpu_store(job, 0, i + rr, qv_hsum(acc[rr]));
+  for (int rr = 0; rr < rb; rr++) qg_cpu_store(job, 0, i + rr, qg_sum_f64(a64[rr]));
 }
 
 /* m > 1, one chunk of nbk blocks: the decoded weights of br rows (w: rows
  * of QG_KC floats) against bt activation rows of x (row stride k). The
- * accumulators (QV_LANES floats each, acc[row][t + tt]) stay in registers
- * for the whole chunk and touch memory once per chunk. Plain float buffers
+ * chunk's f32 accumulators stay in registers and are added to the f64 ones
+ * (QV_LANES doubles each, acc[row][t + tt]) at the end. Plain buffers
  * rather than arrays of vectors, which the compiler would copy around. */
 QG_AI void qg_chunk_fma(const float (*w)[QG_KC], const float (*scale)[QG_KC / 64], const float *xb, int64_t k,
-                        const int g, int nbk, float (*acc)[QG_MT][QV_LANES], int64_t t, const int br,
+                        const int g, int nbk, double (*acc)[QG_MT][QV_LANES], int64_t t, const int br,
                         const int bt) {
   const int nv = g / QV_LANES;
   qv a[QG_BR][QG_BT];
   _Pragma("GCC unroll 8") for (int rr = 0; rr < br; rr++)
-  _Pragma("GCC unroll 8") for (int tt = 0; tt < bt; tt++) a[rr][tt] = qv_load(acc[rr][t + tt]);
+  _Pragma("GCC unroll 8") for (int tt = 0; tt < bt; tt++) a[rr][tt] = qv_zero();
   /* One pointer per x row, stepped a block at a time: indexing rows off
    * one base makes the compiler keep per-row offsets in memory. */
   const float *xr[QG_BT];
@@ -174,7 +197,7 @@ QG_AI void qg_chunk_fma(const float (*w)[QG_KC], const float (*scale)[QG_KC / 64
     QG_MCA_END();
   }
   _Pragma("GCC unroll 8") for (int rr = 0; rr < br; rr++)
-  _Pragma("GCC unroll 8") for (int tt = 0; tt < bt; tt++) qv_store(acc[rr][t + tt], a[rr][tt]);
+  _Pragma("GCC unroll 8") for (int tt = 0; tt < bt; tt++) qv_add_f64(acc[rr][t + tt], a[rr][tt]);
 }
 
 /* m > 1: y[t0 .. t0+mt, i .. i+rb), mt <= QG_MT. The rows' weights are
@@ -185,11 +208,12 @@ QG_AI void qg_tile_batch(const qg_cpu_job *job, const qg_consts *cs, int64_t i, 
   QG_GEOMETRY(fmt);
   const int bpc = QG_KC / g; /* blocks per chunk */
   const float *x = job->xn + (size_t)t0 * (size_t)k;
-  _Alignas(64) float acc[QG_RBB][QG_MT][QV_LANES];
+  _Alignas(64) double acc[QG_RBB][QG_MT][QV_LANES];
   _Alignas(64) float w[QG_RBB][QG_KC];
   float scale[QG_RBB][QG_KC / 64];
   for (int rr = 0; rr < rb; rr++)
-    for (int64_t t = 0; t < mt; t++) qv_store(acc[rr][t], qv_zero());
+    for (int64_t t = 0; t < mt; t++)
+      for (int l = 0; l < QV_LANES; l++) acc[rr][t][l] = 0.0;
 
   for (int64_t b0 = 0; b0 < nb; b0 += bpc) {
     const int nbk = nb - b0 < bpc ? (int)(nb - b0) : bpc;
@@ -223,7 +247,7 @@ QG_AI void qg_tile_batch(const qg_cpu_job *job, const qg_consts *cs, int64_t i, 
     }
   }
   for (int rr = 0; rr < rb; rr++)
-    for (int64_t t = 0; t < mt; t++) qg_cpu_store(job, t0 + t, i + rr, qv_hsum(qv_load(acc[rr][t])));
+    for (int64_t t = 0; t < mt; t++) qg_cpu_store(job, t0 + t, i + rr, qg_sum_f64(acc[rr][t]));
 }
 
 /* The rows [row0, row1) for every activation row: passes of QG_RB (m = 1)
@@ -243,9 +267,11 @@ QG_AI void qg_rows(const qg_cpu_job *job, int64_t row0, int64_t row1, const int 
     for (int64_t t = 0; t < m; t += QG_MT) qg_tile_batch(job, &cs, i, t, m - t < QG_MT ? m - t : QG_MT, 1, fmt);
 }
 
+#ifndef QG_TMPL_NO_NF4 /* defined by a level with its own NF4 kernel */
 static QG_TARGET void rows_nf4(const qg_cpu_job *job, int64_t row0, int64_t row1) {
   qg_rows(job, row0, row1, QG_LAYOUT_NF4);
 }
+#endif
 
 static QG_TARGET void rows_q2_g64(const qg_cpu_job *job, int64_t row0, int64_t row1) {
   qg_rows(job, row0, row1, QG_LAYOUT_Q2_G64);
@@ -255,5 +281,10 @@ static QG_TARGET void rows_q2_g128(const qg_cpu_job *job, int64_t row0, int64_t 
   qg_rows(job, row0, row1, QG_LAYOUT_Q2_G128);
 }
 
-#define QG_TMPL_ROWS \
-  { [QG_LAYOUT_NF4] = rows_nf4, [QG_LAYOUT_Q2_G64] = rows_q2_g64, [QG_LAYOUT_Q2_G128] = rows_q2_g128 }
+/* The level's kernels[] entries (the packed format as uploaded, f32 x). */
+#define QG_TMPL_KERNEL(fn) {.rows = (fn)}
+#define QG_TMPL_KERNELS                                                                                 \
+  {                                                                                                     \
+    [QG_LAYOUT_NF4] = QG_TMPL_KERNEL(rows_nf4), [QG_LAYOUT_Q2_G64] = QG_TMPL_KERNEL(rows_q2_g64),        \
+    [QG_LAYOUT_Q2_G128] = QG_TMPL_KERNEL(rows_q2_g128)                                                  \
+  }

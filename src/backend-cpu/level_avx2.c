@@ -47,11 +47,9 @@ QG_PRIM void qv_store(float *p, qv v) { _mm256_storeu_ps(p, v); }
 QG_PRIM qv qv_add(qv a, qv b) { return _mm256_add_ps(a, b); }
 QG_PRIM qv qv_fma(qv a, qv b, qv c) { return _mm256_fmadd_ps(a, b, c); }
 
-QG_PRIM float qv_hsum(qv v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
+QG_PRIM void qv_add_f64(double *a, qv v) {
+  _mm256_storeu_pd(a, _mm256_add_pd(_mm256_loadu_pd(a), _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
+  _mm256_storeu_pd(a + 4, _mm256_add_pd(_mm256_loadu_pd(a + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
 }
 
 typedef struct qg_consts {
@@ -155,7 +153,7 @@ const qg_cpu_level qg_cpu_level_avx2 = {
     .name = "avx2",
     .wants_double = false,
     .available = qg_cpu_has_avx2,
-    .rows = QG_TMPL_ROWS,
+    .kernels = QG_TMPL_KERNELS,
     .x_order = avx2_x_order,
     .read_stream = avx2_read_stream,
 };

@@ -1,6 +1,11 @@
 /*
- * AVX-512 (F/BW/VL) level (x86-64), 16 f32 lanes. Target attributes on every
- * function, as in level_avx2.c.
+ * AVX-512 (F/BW/VL) levels (x86-64): avx512, and avx512vnni where the CPU
+ * has VNNI. Target attributes on every function, as in level_avx2.c.
+ *
+ * NF4 runs on nf4_avx512.c's kernel (rows in the 16 lanes, f64 block
+ * accumulation) on both; Q2_0 on the template below (avx512) or by integer
+ * dot products (q2_vnni.c, avx512vnni). The template's loops are written
+ * for both formats, so its NF4 decoder stays, unused:
  *
  * NF4, 32 weights (16 code bytes) per decode, 4 instructions:
  *   vpmovzxbd puts one code byte in each of 16 dwords; vpermps with a
@@ -37,16 +42,10 @@ QG_PRIM void qv_store(float *p, qv v) { _mm512_storeu_ps(p, v); }
 QG_PRIM qv qv_add(qv a, qv b) { return _mm512_add_ps(a, b); }
 QG_PRIM qv qv_fma(qv a, qv b, qv c) { return _mm512_fmadd_ps(a, b, c); }
 
-/* A fixed tree (halves, then quarters, ...), written out rather than
- * _mm512_reduce_add_ps so that the order is ours to state. */
-QG_PRIM float qv_hsum(qv v) {
-  __m256 lo = _mm512_castps512_ps256(v);
+QG_PRIM void qv_add_f64(double *a, qv v) {
   __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
-  __m256 h = _mm256_add_ps(lo, hi);
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
+  _mm512_storeu_pd(a, _mm512_add_pd(_mm512_loadu_pd(a), _mm512_cvtps_pd(_mm512_castps512_ps256(v))));
+  _mm512_storeu_pd(a + 8, _mm512_add_pd(_mm512_loadu_pd(a + 8), _mm512_cvtps_pd(hi)));
 }
 
 typedef struct qg_consts {
@@ -99,11 +98,14 @@ QG_PRIM float q2_scale(const uint8_t *p) {
 #ifndef QG_NCH
 #define QG_NCH 1
 #endif
+#define QG_TMPL_NO_NF4 /* nf4_avx512.c's, rows in lanes */
 #include "kernel_tmpl.h"
 
+/* NF4's kernel reads x in natural order (as do the VNNI level's); the
+ * Q2_0 decoder above wants transpose(16, 4). */
 static void avx512_x_order(qg_layout_id id, qg_cpu_xorder *out) {
   if (id == QG_LAYOUT_NF4)
-    qg_cpu_xorder_transpose(16, 2, out);
+    qg_cpu_xorder_transpose(1, 1, out);
   else
     qg_cpu_xorder_transpose(16, 4, out);
 }
@@ -124,17 +126,33 @@ static QG_TARGET uint64_t avx512_read_stream(const void *buf, size_t bytes) {
   return (uint64_t)_mm_cvtsi128_si64(h) ^ (uint64_t)_mm_extract_epi64(h, 1);
 }
 
+#define QG_NF4_ROWS16 {.rows = qg_nf4_avx512_rows, .group_rows = 16}
+
 const qg_cpu_level qg_cpu_level_avx512 = {
     .name = "avx512",
     .wants_double = false,
     .available = qg_cpu_has_avx512,
-    .rows = QG_TMPL_ROWS,
+    .kernels = {[QG_LAYOUT_NF4] = QG_NF4_ROWS16, [QG_LAYOUT_Q2_G64] = QG_TMPL_KERNEL(rows_q2_g64),
+                [QG_LAYOUT_Q2_G128] = QG_TMPL_KERNEL(rows_q2_g128)},
     .x_order = avx512_x_order,
+    .read_stream = avx512_read_stream,
+};
+
+/* The same with Q2_0 by integer dot products (q2_vnni.c). */
+const qg_cpu_level qg_cpu_level_avx512vnni = {
+    .name = "avx512vnni",
+    .wants_double = false,
+    .available = qg_cpu_has_avx512vnni,
+    .kernels = {[QG_LAYOUT_NF4] = QG_NF4_ROWS16,
+                [QG_LAYOUT_Q2_G64] = {.rows = qg_q2_vnni_rows_g64, .group_rows = 16, .xfix = qg_q2_vnni_xfix},
+                [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_vnni_rows_g128, .group_rows = 16, .xfix = qg_q2_vnni_xfix}},
+    .x_order = NULL, /* natural order */
     .read_stream = avx512_read_stream,
 };
 #else
 #include "cpu.h"
 
-/* Not x86-64: the level is known by name but not built. */
+/* Not x86-64: the levels are known by name but not built. */
 const qg_cpu_level qg_cpu_level_avx512 = {.name = "avx512"};
+const qg_cpu_level qg_cpu_level_avx512vnni = {.name = "avx512vnni"};
 #endif

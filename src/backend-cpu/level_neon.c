@@ -41,10 +41,9 @@ QG_PRIM void qv_store(float *p, qv v) { vst1q_f32(p, v); }
 QG_PRIM qv qv_add(qv a, qv b) { return vaddq_f32(a, b); }
 QG_PRIM qv qv_fma(qv a, qv b, qv c) { return vfmaq_f32(c, a, b); }
 
-/* Pairwise: (v0 + v1) + (v2 + v3), stated rather than left to vaddvq. */
-QG_PRIM float qv_hsum(qv v) {
-  float32x2_t p = vadd_f32(vget_low_f32(v), vget_high_f32(v)); /* v0+v2, v1+v3 */
-  return vget_lane_f32(vpadd_f32(p, p), 0);
+QG_PRIM void qv_add_f64(double *a, qv v) {
+  vst1q_f64(a, vaddq_f64(vld1q_f64(a), vcvt_f64_f32(vget_low_f32(v))));
+  vst1q_f64(a + 2, vaddq_f64(vld1q_f64(a + 2), vcvt_high_f64_f32(v)));
 }
 
 typedef struct qg_consts {
@@ -154,13 +153,33 @@ const qg_cpu_level qg_cpu_level_neon = {
     .name = "neon",
     .wants_double = false,
     .available = qg_cpu_has_neon,
-    .rows = QG_TMPL_ROWS,
+    .kernels = QG_TMPL_KERNELS,
     .x_order = neon_x_order,
+    .read_stream = neon_read_stream,
+};
+
+/* NF4 as above; Q2_0 by integer dot products (q2_sdot.c), x in natural order. */
+static void neondot_x_order(qg_layout_id id, qg_cpu_xorder *out) {
+  if (id == QG_LAYOUT_NF4)
+    qg_cpu_xorder_transpose(16, 2, out);
+  else
+    qg_cpu_xorder_transpose(1, 1, out);
+}
+
+const qg_cpu_level qg_cpu_level_neondot = {
+    .name = "neondot",
+    .wants_double = false,
+    .available = qg_cpu_has_neondot,
+    .kernels = {[QG_LAYOUT_NF4] = QG_TMPL_KERNEL(rows_nf4),
+                [QG_LAYOUT_Q2_G64] = {.rows = qg_q2_sdot_rows_g64, .group_rows = 4, .xfix = qg_xfix_term_portable},
+                [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_sdot_rows_g128, .group_rows = 4, .xfix = qg_xfix_term_portable}},
+    .x_order = neondot_x_order,
     .read_stream = neon_read_stream,
 };
 #else
 #include "cpu.h"
 
-/* Not AArch64: the level is known by name but not built. */
+/* Not AArch64: the levels are known by name but not built. */
 const qg_cpu_level qg_cpu_level_neon = {.name = "neon"};
+const qg_cpu_level qg_cpu_level_neondot = {.name = "neondot"};
 #endif

@@ -14,5 +14,5 @@ static void ref_rows(const qg_cpu_job *job, int64_t row0, int64_t row1) {
 
 /* The oracle takes every layout the core knows. */
 const qg_cpu_level qg_cpu_level_ref = {
-    .name = "ref", .wants_double = true, .available = always, .rows = {[0 ... QG_LAYOUT_COUNT - 1] = ref_rows},
+    .name = "ref", .wants_double = true, .available = always, .kernels = {[0 ... QG_LAYOUT_COUNT - 1] = {.rows = ref_rows}},
 };

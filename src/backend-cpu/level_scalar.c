@@ -30,7 +30,7 @@ QG_PRIM qv qv_fma(qv a, qv b, qv c) { return fmaf(a, b, c); }
 #else
 QG_PRIM qv qv_fma(qv a, qv b, qv c) { return a * b + c; }
 #endif
-QG_PRIM float qv_hsum(qv v) { return v; }
+QG_PRIM void qv_add_f64(double *a, qv v) { *a += (double)v; }
 
 typedef struct qg_consts {
   float q2[4];
@@ -62,7 +62,7 @@ QG_PRIM float q2_scale(const uint8_t *p) { return qg_f16_to_f32((uint16_t)(p[0] 
 #endif
 #define QG_BR 1
 #define QG_BT 4
-#define QG_NCH 1
+#define QG_NCH 4
 #include "kernel_tmpl.h"
 
 static bool always(void) { return true; }
@@ -71,6 +71,6 @@ const qg_cpu_level qg_cpu_level_scalar = {
     .name = "scalar",
     .wants_double = false,
     .available = always,
-    .rows = QG_TMPL_ROWS,
+    .kernels = QG_TMPL_KERNELS,
     .x_order = NULL, /* natural order */
 };

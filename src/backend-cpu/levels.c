@@ -7,13 +7,15 @@
 #include "../core/registry.h"
 #include "cpu.h"
 
-extern const qg_cpu_level qg_cpu_level_ref, qg_cpu_level_avx2, qg_cpu_level_avx512, qg_cpu_level_neon;
+extern const qg_cpu_level qg_cpu_level_ref, qg_cpu_level_avx2, qg_cpu_level_avx512, qg_cpu_level_avx512vnni,
+    qg_cpu_level_neon, qg_cpu_level_neondot;
 
 /* Every level a user may name, built here or not (a level file compiles
  * to a name only off its architecture), ordered from the oracle to the
  * fastest: with no QGEMV_CPU_ISA the last usable one wins. */
 const qg_cpu_level *const qg_cpu_levels[] = {
-    &qg_cpu_level_ref, &qg_cpu_level_scalar, &qg_cpu_level_avx2, &qg_cpu_level_avx512, &qg_cpu_level_neon,
+    &qg_cpu_level_ref,    &qg_cpu_level_scalar,     &qg_cpu_level_avx2, &qg_cpu_level_avx512,
+    &qg_cpu_level_avx512vnni, &qg_cpu_level_neon, &qg_cpu_level_neondot,
 };
 const int qg_cpu_level_count = (int)(sizeof qg_cpu_levels / sizeof qg_cpu_levels[0]);
 

@@ -7,12 +7,18 @@ libqgemv_la_SOURCES += \
 	src/backend-cpu/cpu.h \
 	src/backend-cpu/cpu_backend.c \
 	src/backend-cpu/cpu_detect.c \
+	src/backend-cpu/cpu_interleave.c src/backend-cpu/cpu_interleave.h \
 	src/backend-cpu/cpu_normalize.c \
 	src/backend-cpu/cpu_threads.c src/backend-cpu/cpu_threads.h \
+	src/backend-cpu/cpu_xfix.c src/backend-cpu/cpu_xfix.h \
 	src/backend-cpu/kernel_tmpl.h \
 	src/backend-cpu/levels.c \
 	src/backend-cpu/level_ref.c \
 	src/backend-cpu/level_scalar.c \
 	src/backend-cpu/level_avx2.c \
 	src/backend-cpu/level_avx512.c \
-	src/backend-cpu/level_neon.c
+	src/backend-cpu/level_neon.c \
+	src/backend-cpu/nf4_avx512.c \
+	src/backend-cpu/q2_sdot.c \
+	src/backend-cpu/q2_vnni.c \
+	src/backend-cpu/rows16.h

@@ -1,0 +1,133 @@
+/* Activations in block fixed point (cpu_xfix.h): the term selection, and
+ * the portable term. Serial and in a fixed order, so the representation
+ * is a function of x alone. */
+#include "cpu_xfix.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* Terms one block may have: a term's grid is 2^30 times finer than the
+ * last, and f32 spans 2^-149 .. 2^128, so 11 reach every f32 exactly. */
+#define MAX_TERMS 11
+
+static size_t round64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+/* Room for extra terms per row: half the blocks, and 4. */
+static int64_t extra_cap(int64_t nb) { return nb / 2 + 4; }
+
+size_t qg_xfix_row_bytes(int64_t k, int g) {
+  int64_t nb = k / g, cap = extra_cap(nb);
+  return round64(4u * (size_t)k) + round64((size_t)nb * sizeof(qg_xfix_block)) +
+         round64((size_t)cap * sizeof(qg_xfix_term)) + round64((size_t)cap * 4u * (size_t)g) +
+         round64((size_t)nb * sizeof(double));
+}
+
+double qg_xfix_term_portable(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t) {
+  float max = 0.0f;
+  for (int j = 0; j < g; j++) {
+    if (!isfinite(res[j])) return -1.0;
+    max = fmaxf(max, fabsf(res[j]));
+  }
+  int e = 0;
+  if (max > 0.0f) {
+    frexpf(max, &e); /* max < 2^e */
+    e -= 30;
+  }
+  /* Three digits, exactly, when the residuals allow (cpu_xfix.h). */
+  bool narrow = true;
+  for (int j = 0; j < g && narrow; j++) narrow = rintf(ldexpf(res[j], -(e + 8))) == ldexpf(res[j], -(e + 8));
+  if (narrow) e += 8;
+  t->wide = !narrow;
+  t->scale = ldexp(1.0, e);
+  memset(t->dsum, 0, sizeof t->dsum);
+  double p = 0.0;
+  for (int j = 0; j < g; j++) {
+    /* exact: |res 2^-e| <= 2^30; a value that underflows rounds to 0 */
+    float q = rintf(ldexpf(res[j], -e));
+    res[j] -= ldexpf(q, e); /* exact: see cpu_xfix.h */
+    if (res[j] != 0.0f) {
+      double r = (double)res[j] / (double)x[j];
+      p += r * r;
+    }
+    int32_t v = (int32_t)q;
+    for (int d = 0; d < 4; d++) {
+      int32_t low = (int32_t)(((uint32_t)v & 0xffu) ^ 0x80u) - 0x80; /* the low byte, signed */
+      out[16 * (j / 4) + 4 * d + j % 4] = (int8_t)low;
+      t->dsum[d] += low;
+      v = (v - low) / 256; /* exact */
+    }
+  }
+  return p;
+}
+
+/* The block's first `terms` terms from scratch (the term function is
+ * deterministic, so a term recomputed is the term stored); the last one's
+ * digits go to out and its scale and sums to *last. Returns the block's P
+ * share after them, < 0 for a non-finite x. */
+static double block_terms(qg_xfix_term_fn term, const float *x, int g, int terms, int8_t *out, qg_xfix_term *last) {
+  float res[QG_XFIX_BLOCK_MAX];
+  int8_t scratch[4 * QG_XFIX_BLOCK_MAX];
+  memcpy(res, x, (size_t)g * sizeof *res);
+  double p = 0.0;
+  for (int i = 0; i < terms && p >= 0.0; i++) p = term(x, res, g, i == terms - 1 ? out : scratch, last);
+  return p;
+}
+
+static double sum_p(const double *pb, int64_t nb) {
+  double total = 0.0;
+  for (int64_t b = 0; b < nb; b++) total += pb[b];
+  return total;
+}
+
+qg_xfix_row qg_xfix_quantize(const float *x, int64_t k, int g, void *ws, qg_xfix_term_fn term) {
+  const int64_t nb = k / g, cap = extra_cap(nb);
+  uint8_t *p = ws;
+  int8_t *digits = (int8_t *)p;
+  p += round64(4u * (size_t)k);
+  qg_xfix_block *blocks = (qg_xfix_block *)p;
+  p += round64((size_t)nb * sizeof *blocks);
+  qg_xfix_term *extra = (qg_xfix_term *)p;
+  p += round64((size_t)cap * sizeof *extra);
+  int8_t *extra_digits = (int8_t *)p;
+  p += round64((size_t)cap * 4u * (size_t)g);
+  double *pb = (double *)p;
+
+  for (int64_t b = 0; b < nb; b++) {
+    qg_xfix_block *bl = &blocks[b];
+    memset(bl, 0, sizeof *bl);
+    pb[b] = block_terms(term, x + b * g, g, 1, digits + 4 * b * g, &bl->t0);
+    bl->terms = pb[b] >= 0.0; /* else the exact path, IEEE semantics */
+    if (pb[b] < 0.0) pb[b] = 0.0;
+  }
+  /* Further terms, the block with the largest share of P first (the lowest
+   * index among equals), until P <= tau^2 with the margin for the rounding
+   * of pb and of the sum. Rare: the sum is recomputed each time. */
+  const double limit = QG_XFIX_TAU * QG_XFIX_TAU / (1.0 + 2 * QG_XFIX_MARGIN);
+  int64_t used = 0;
+  while (sum_p(pb, nb) > limit) {
+    int64_t worst = 0;
+    for (int64_t b = 1; b < nb; b++)
+      if (pb[b] > pb[worst]) worst = b;
+    qg_xfix_block *bl = &blocks[worst];
+    if (used == cap || bl->terms == MAX_TERMS) {
+      bl->terms = 0; /* to the exact path */
+      pb[worst] = 0.0;
+      continue;
+    }
+    bl->terms++;
+    used++;
+    qg_xfix_term unused;
+    int8_t scratch[4 * QG_XFIX_BLOCK_MAX];
+    pb[worst] = block_terms(term, x + worst * g, g, bl->terms, scratch, &unused);
+  }
+
+  /* The extra terms, grouped by block in order. */
+  int n = 0;
+  for (int64_t b = 0; b < nb; b++) {
+    blocks[b].first = n;
+    for (int t = 2; t <= blocks[b].terms; t++, n++)
+      block_terms(term, x + b * g, g, t, extra_digits + (size_t)n * 4u * (size_t)g, &extra[n]);
+  }
+  return (qg_xfix_row){.digits = digits, .blocks = blocks, .extra = extra, .extra_digits = extra_digits, .nextra = n};
+}
