@@ -16,7 +16,7 @@
 #             (QGEMV_TEST_QUICK=1)
 #   sass      per kernel: registers, local memory, mma and bulk-copy counts
 #   profile   ncu --clock-control none of NF4 (f32 x) and Q2_0 g128 (bf16 x)
-#             at 28672x8192
+#             at 28672x8192, or of PROFILE_CASES ("nf4 f32 8192x28672,...")
 #   sweep     bench/plan-sweep.sh (QGEMV_CUDA_PLAN overrides; SWEEP_GROUPS,
 #             default every group) into $OUT/sweep; not in the default list
 #   cpasync   the sm_80-89 ring (cp.async, no mbarriers) on this card: a
@@ -98,14 +98,17 @@ phase_profile() {
   local ncu rc=0 f
   ncu=$(find_tool ncu)
   [ -n "$ncu" ] || { echo "ncu not found"; return 1; }
-  for f in "nf4 f32" "q2_0 bf16"; do
-    set -- $f
-    echo "== ncu --clock-control none, $1 $2 x, 28672x8192"
+  # PROFILE_CASES: "FORMAT DTYPE SHAPE" triples, comma-separated
+  local cases=${PROFILE_CASES:-"nf4 f32 28672x8192,q2_0 bf16 28672x8192"} c
+  IFS=, read -ra cases <<< "$cases"
+  for c in "${cases[@]}"; do
+    set -- $c
+    echo "== ncu --clock-control none, $1 $2 x, $3"
     timeout 90 "$ncu" --clock-control none -k regex:matvec_kernel -s 3 -c 1 --set full \
-      qgemv bench --backend cuda --shape 28672x8192 --format "$1" --dtype "$2" --iters 5 --no-baseline \
-      > "$out/ncu-$1-$2.txt" 2>&1 || rc=1
+      qgemv bench --backend cuda --shape "$3" --format "$1" --dtype "$2" --iters 5 --no-baseline \
+      > "$out/ncu-$1-$2-$3.txt" 2>&1 || rc=1
     grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc A" \
-      "$out/ncu-$1-$2.txt" | head -20
+      "$out/ncu-$1-$2-$3.txt" | head -20
   done
   return $rc
 }

@@ -5,10 +5,12 @@
 # override per row. For tuning matvec_plan.h on a device (the H200, GB10).
 #   bash bench/plan-sweep.sh [GROUP...]      (default: every group)
 # Groups: long (8192x28672), small (4096x14336, 4096x4096, 14336x4096),
-# wide (28672x8192), batched (m = 8 and 16; KS stays the plan's). Needs qgemv on PATH and
-# the CUDA module found (source .gpu/pack/env.sh). Writes $OUT (default
-# /tmp/plan-sweep): one CSV per bench run, plans.txt (run -> override) and
-# summary.txt. No run starts after SWEEP_DEADLINE seconds (default 300).
+# wide (28672x8192), batched (m = 8 and 16; KS stays the plan's); not in
+# the default: batched_long (bf16 x, m = 8 and 16 at 8192x28672). Needs
+# qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
+# Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
+# (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
+# seconds (default 300).
 set -u -o pipefail
 out=${OUT:-/tmp/plan-sweep}
 mkdir -p "$out/csv"
@@ -51,6 +53,11 @@ group_wide() {
 group_batched() {
   sweep batched "--shape 28672x8192 --shape 4096x14336 --format nf4,q2_0 --dtype f32,bf16 --m 8,16" \
     "" "b=warp" "b=warp,t=1" "b=cta" "b=cta,t=1" "b=cta,phases=2" "b=cta,phases=4" "t=1" "w=8"
+}
+
+group_batched_long() {
+  sweep batched_long "--shape 8192x28672 --format nf4,q2_0 --dtype bf16 --m 8,16" \
+    "" "b=cta" "b=cta,phases=2" "b=cta,phases=4" "b=cta,phases=8" "w=8" "b=cta,w=8"
 }
 
 groups=("$@")

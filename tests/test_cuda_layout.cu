@@ -496,6 +496,29 @@ START_TEST(test_geometries) {
 }
 END_TEST
 
+/* A layout's shape (no memory) and the arguments of a call on it, for
+ * the plan alone. */
+struct PlanCall {
+  qgc_layout L;
+  qg_matvec_args a;
+};
+void plan_call(const Format &F, int64_t n, int64_t k, int64_t m, int xt, PlanCall &c) {
+  qgemv_weight_desc d = {};
+  d.format = F.f;
+  d.n = n;
+  d.k = k;
+  d.group = F.group;
+  c.L = qgc_layout();
+  qgc_layout_shape(&c.L, &d, F.id);
+  c.a = qg_matvec_args();
+  c.a.layout = &c.L;
+  c.a.layout_id = F.id;
+  c.a.n = n;
+  c.a.k = k;
+  c.a.m = m;
+  c.a.x_dtype = c.a.y_dtype = (qgemv_dtype)xt;
+}
+
 /* The plan: B in phases when B for all of k does not fit (batched f32
  * at k = 28672 on the H200), k-splits within the device's shared memory,
  * and the H200 lab winners' geometry where they apply. */
@@ -506,29 +529,17 @@ START_TEST(test_plan) {
     for (const qgc_device_facts *dev : {&kH200, &kGB10})
       for (int64_t m : {1, 8, 16})
         for (int xt = 0; xt < 2; xt++) {
-          qgemv_weight_desc d = {};
-          d.format = F.f;
-          d.n = s[0];
-          d.k = s[1];
-          d.group = F.group;
-          qgc_layout L = {};
-          qgc_layout_shape(&L, &d, F.id);
-          qg_matvec_args a = {};
-          a.layout = &L;
-          a.layout_id = F.id;
-          a.n = s[0];
-          a.k = s[1];
-          a.m = m;
-          a.x_dtype = (qgemv_dtype)xt;
-          a.y_dtype = (qgemv_dtype)xt;
-          const qgc_plan pl = qgc_make_plan(&L, &a, *dev);
+          PlanCall c;
+          plan_call(F, s[0], s[1], m, xt, c);
+          qg_matvec_args &a = c.a;
+          const qgc_plan pl = qgc_make_plan(&c.L, &a, *dev);
           ck_assert_msg(pl.kc.smem > 0 && pl.kc.smem + (F.f == QGEMV_NF4 ? kLutBytes : 0) <= dev->smem_optin,
                         "%s %lldx%lld m=%lld: %zu bytes of shared memory", F.name, (long long)s[0], (long long)s[1],
                         (long long)m, pl.kc.smem);
           ck_assert_int_eq(pl.KS * pl.G * 32, (int)pl.kc.block);
           /* KS from (n, k, device) only */
           a.m = 1;
-          ck_assert_int_eq(qgc_make_plan(&L, &a, *dev).KS, pl.KS);
+          ck_assert_int_eq(qgc_make_plan(&c.L, &a, *dev).KS, pl.KS);
           if (dev == &kH200 && m == 1 && s[0] == 28672) ck_assert_int_eq(pl.kc.t, 2);
           if (dev == &kH200 && m == 1 && s[0] == 28672 && xt == QGEMV_F32) ck_assert_int_eq(pl.kc.bs, 1);
           if (dev == &kH200 && m == 8 && s[1] == 28672 && xt == QGEMV_F32 && F.f == QGEMV_NF4)
@@ -561,22 +572,10 @@ START_TEST(test_plan_tune) {
       for (int64_t m : {1, 3})
         for (int xt = 0; xt < 2; xt++) {
           const int64_t n = 96, k = tu_whole_blocks(_i, k0);
-          qgemv_weight_desc d = {};
           const Format F = format_at(_i);
-          d.format = F.f;
-          d.n = n;
-          d.k = k;
-          d.group = F.group;
-          qgc_layout L = {};
-          qgc_layout_shape(&L, &d, F.id);
-          qg_matvec_args a = {};
-          a.layout = &L;
-          a.layout_id = F.id;
-          a.n = n;
-          a.k = k;
-          a.m = m;
-          a.x_dtype = a.y_dtype = (qgemv_dtype)xt;
-          const qgc_plan pl = qgc_make_plan(&L, &a, dev);
+          PlanCall c;
+          plan_call(F, n, k, m, xt, c);
+          const qgc_plan pl = qgc_make_plan(&c.L, &c.a, dev);
           char text[96];
           snprintf(text, sizeof text, "ks=%d t=%d b=%d w=%d phases=%d", tu.t.ks, tu.t.t, tu.t.b, tu.t.w, tu.t.phases);
           if (k0 == 64 && !tu.fits_one) {
@@ -589,8 +588,8 @@ START_TEST(test_plan_tune) {
           if (tu.t.b) ck_assert_int_eq(pl.kc.bs, tu.t.b == QGC_B_CTA);
           if (tu.t.w) ck_assert_int_eq((int)pl.kc.block, 32 * tu.t.w);
           if (tu.t.phases) ck_assert_int_eq(pl.phases, tu.t.phases);
-          Case c = {_i, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)xt, xt == 0, (qgemv_dtype)xt, &dev, DIST_NORMAL};
-          run_case(c, 700 + (uint64_t)m);
+          run_case(Case{_i, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)xt, xt == 0, (qgemv_dtype)xt, &dev, DIST_NORMAL},
+                   700 + (uint64_t)m);
         }
   }
 }
