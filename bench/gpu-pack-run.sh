@@ -66,18 +66,22 @@ phase_bench() {
   return $rc
 }
 
-phase_sanitize() {
+# memcheck and racecheck of test_cuda_backend with the module that
+# QGEMV_PLUGIN_PATH finds; $1 names that module in the log.
+sanitize_suite() {
   local cs rc=0 tool extra
   cs=$(find_tool compute-sanitizer)
   [ -n "$cs" ] || { echo "compute-sanitizer not found"; return 1; }
   for tool in memcheck racecheck; do
-    echo "== compute-sanitizer --tool $tool test_cuda_backend (QGEMV_TEST_QUICK=1)"
+    echo "== compute-sanitizer --tool $tool test_cuda_backend, $1 (QGEMV_TEST_QUICK=1)"
     extra=""; [ "$tool" = memcheck ] && extra="--report-api-errors no" # the NO_MEMORY test fails cudaMalloc on purpose
     QGEMV_TEST_QUICK=1 CK_FORK=no timeout 150 "$cs" --tool "$tool" $extra --error-exitcode 3 "$here/test_cuda_backend" ||
       rc=1
   done
   return $rc
 }
+
+phase_sanitize() { sanitize_suite "the packed module"; }
 
 phase_sass() {
   local cuobjdump
@@ -119,18 +123,12 @@ phase_sweep() {
 }
 
 phase_cpasync() {
-  local cs rc=0 tool dir=/tmp/qgemv-cpasync
+  local rc=0 dir=/tmp/qgemv-cpasync
   [ -f "$here/qgemv-cuda-cpasync.so" ] || { echo "bin/qgemv-cuda-cpasync.so not packed"; return 1; }
   mkdir -p "$dir" && cp "$here/qgemv-cuda-cpasync.so" "$dir/qgemv-cuda.so"
   echo "== test_cuda_backend with the cp.async ring (QGEMV_TEST_QUICK=1)"
   QGEMV_PLUGIN_PATH=$dir QGEMV_TEST_QUICK=1 CK_FORK=no timeout 120 "$here/test_cuda_backend" || rc=1
-  cs=$(find_tool compute-sanitizer)
-  [ -n "$cs" ] || { echo "compute-sanitizer not found"; return 1; }
-  for tool in racecheck memcheck; do
-    echo "== compute-sanitizer --tool $tool test_cuda_backend, cp.async ring (QGEMV_TEST_QUICK=1)"
-    QGEMV_PLUGIN_PATH=$dir QGEMV_TEST_QUICK=1 CK_FORK=no timeout 150 "$cs" --tool "$tool" --error-exitcode 3 \
-      $([ "$tool" = memcheck ] && echo --report-api-errors no) "$here/test_cuda_backend" 2>&1 | tail -25 || rc=1
-  done
+  QGEMV_PLUGIN_PATH=$dir sanitize_suite "the cp.async ring" || rc=1
   return $rc
 }
 
