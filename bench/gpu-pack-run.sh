@@ -9,6 +9,8 @@
 # Phases (default: all, in this order; each under its own time limit, and
 # none started after GPU_DEADLINE seconds, default 540):
 #   check     the CUDA suites (CK_FORK=no), qgemv verify --backend cuda, info
+#   checkint  the same with QGEMV_CUDA_PLAN=x=int (Q2_0's integer mma for
+#             bf16 x); not in the default list
 #   bench     qgemv bench on the issue-13 shapes: every format, bf16 and f32,
 #             m = 1, 8, 16 (bench.json); fused RMSNorm at 28672x8192
 #             (bench-norm.json); the llama3-8b preset (llama3-8b.json)
@@ -52,6 +54,8 @@ phase_check() {
   return $rc
 }
 
+phase_checkint() { QGEMV_CUDA_PLAN=x=int phase_check; }
+
 phase_bench() {
   local rc=0
   echo "== qgemv bench: issue-13 shapes, every format, bf16 and f32, m = 1, 8, 16"
@@ -89,11 +93,11 @@ phase_sass() {
   [ -n "$cuobjdump" ] || { echo "cuobjdump not found"; return 1; }
   echo "== sm_90 per kernel (LDL/STL = local memory)"
   "$cuobjdump" -sass -arch sm_90 "$module" | awk '
-    function report() { printf "%-60s instr %5d HMMA %3d LDS %3d LDG %3d LDGSTS %3d UBLKCP %3d LDL %d STL %d\n",
-                        substr(name, 1, 60), total, mma, lds, ldg, cpa, blk, ldl, stl }
-    /Function :/ { if (name) report(); name = $3; total = mma = lds = ldg = cpa = blk = ldl = stl = 0; next }
+    function report() { printf "%-60s instr %5d HMMA %3d IMMA %3d LDS %3d LDG %3d LDGSTS %3d UBLKCP %3d LDL %d STL %d\n",
+                        substr(name, 1, 60), total, mma, imma, lds, ldg, cpa, blk, ldl, stl }
+    /Function :/ { if (name) report(); name = $3; total = mma = imma = lds = ldg = cpa = blk = ldl = stl = 0; next }
     /^ +\/\*[0-9a-f]+\*\// { total++; op = ""; for (i = 2; i <= NF; i++) if ($i !~ /^@/) { op = $i; break }
-      if (op ~ /^HMMA/) mma++; if (op ~ /^LDS/) lds++; if (op ~ /^LDG/) ldg++; if (op ~ /^LDGSTS/) cpa++
+      if (op ~ /^HMMA/) mma++; if (op ~ /^IMMA/) imma++; if (op ~ /^LDS/) lds++; if (op ~ /^LDG/) ldg++; if (op ~ /^LDGSTS/) cpa++
       if (op ~ /^UBLKCP/) blk++; if (op ~ /^LDL/) ldl++; if (op ~ /^STL/) stl++ }
     END { if (name) report() }'
 }
@@ -139,7 +143,7 @@ status=0
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv 2>&1
   for p in $phases; do
     case $p in
-      check | bench | sanitize | sass | profile | sweep | cpasync) ;;
+      check | checkint | bench | sanitize | sass | profile | sweep | cpasync) ;;
       *) echo "unknown phase '$p'"; status=1; continue ;;
     esac
     if [ $((SECONDS - start)) -ge "$deadline" ]; then

@@ -6,7 +6,9 @@
 #   bash bench/plan-sweep.sh [GROUP...]      (default: every group)
 # Groups: long (8192x28672), small (4096x14336, 4096x4096, 14336x4096),
 # wide (28672x8192), batched (m = 8 and 16; KS stays the plan's); not in
-# the default: batched_long (bf16 x, m = 8 and 16 at 8192x28672). Needs
+# the default: batched_long (bf16 x, m = 8 and 16 at 8192x28672), int
+# (Q2_0 bf16 x, every shape, m = 1, 8, 16: the direct bf16 mma against the
+# integer mma, x=int). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
 # Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
 # (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
@@ -58,6 +60,11 @@ group_batched() {
 group_batched_long() {
   sweep batched_long "--shape 8192x28672 --format nf4,q2_0 --dtype bf16 --m 8,16" \
     "" "b=cta" "b=cta,phases=2" "b=cta,phases=4" "b=cta,phases=8" "w=8" "b=cta,w=8"
+}
+
+group_int() {
+  sweep int "--shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096 --format q2_0,q2_0g64 --dtype bf16 --m 1,8,16" \
+    "" "x=int" "x=int,t=1" "x=int,phases=2"
 }
 
 groups=("$@")

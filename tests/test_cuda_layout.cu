@@ -31,9 +31,11 @@ namespace {
 bool quick; /* QGEMV_TEST_QUICK=1 (valgrind runs): fewer shapes */
 int phased_launches; /* emulated launches that staged B in phases */
 
-/* An H200 (132 SMs, 227 KB per block) and GB10's limits (48 SMs, 99 KB). */
+/* An H200 (132 SMs, 227 KB per block) and GB10's limits (48 SMs, 99 KB);
+ * the H200 with Q2_0's integer mma (QGEMV_CUDA_PLAN x=int). */
 const qgc_device_facts kH200 = {132, 232448, 233472, true, {}};
 const qgc_device_facts kGB10 = {48, 101376, 102400, true, {}};
+const qgc_device_facts kH200Int = {132, 232448, 233472, true, {0, 0, 0, 0, 0, QGC_X_INT}};
 
 /* The resident image of a weight in host memory. */
 struct HostLayout {
@@ -88,6 +90,30 @@ void mma_emul(bool bf16, const uint32_t (&a)[32][4], const uint32_t (*b0)[32], c
   }
 }
 
+/* One m16n8k32 integer mma (kI4): d += A B, A unsigned bytes, B signed,
+ * from the lanes' fragments (kernels_ptx.cuh mma_u8s8), exact. */
+void imma_emul(const uint32_t (&a)[32][4], const uint32_t (*b0)[32], const uint32_t (*b1)[32], int (&d)[32][4]) {
+  int A[16][32], B[32][8];
+  for (int l = 0; l < 32; l++) {
+    const int g = l >> 2, t = l & 3;
+    for (int i = 0; i < 4; i++) {
+      A[g][4 * t + i] = (a[l][0] >> (8 * i)) & 0xff;
+      A[g + 8][4 * t + i] = (a[l][1] >> (8 * i)) & 0xff;
+      A[g][16 + 4 * t + i] = (a[l][2] >> (8 * i)) & 0xff;
+      A[g + 8][16 + 4 * t + i] = (a[l][3] >> (8 * i)) & 0xff;
+      B[4 * t + i][g] = (int8_t)(((*b0)[l] >> (8 * i)) & 0xff);
+      B[16 + 4 * t + i][g] = (int8_t)(((*b1)[l] >> (8 * i)) & 0xff);
+    }
+  }
+  for (int l = 0; l < 32; l++) {
+    const int g = l >> 2, t = l & 3;
+    for (int r = 0; r < 4; r++) {
+      const int row = g + 8 * (r >> 1), col = 2 * t + (r & 1);
+      for (int kk = 0; kk < 32; kk++) d[l][r] += A[row][kk] * B[kk][col];
+    }
+  }
+}
+
 /* B of one lane, column group and 64-part: 8 words; 2^e of the lane's
  * output columns. */
 struct LaneB {
@@ -131,6 +157,162 @@ void stage_block(const Params &p, int64_t eb, int col, uint32_t (&w)[4][4][8], f
   }
 }
 
+/* kI4's staged buffer for all of k, as stage_range_i4 makes it: digit
+ * words [block][col][t][q][4], negated digit sums and factors [block][col],
+ * flags [block][activation]. */
+struct I4Staged {
+  std::vector<uint32_t> words;
+  std::vector<int> nsum;
+  std::vector<float> fac;
+  std::vector<uint8_t> flag;
+};
+template <int L>
+void stage_i4_all(const Params &p, I4Staged &st) {
+  using F = Fmt<L>;
+  constexpr int QB = F::QB;
+  const int64_t neb_k = p.k / F::BK;
+  const int nact = p.ncols / kDigits;
+  st.words.assign((size_t)neb_k * p.ncols * 4 * QB * 4, 0u);
+  st.nsum.assign((size_t)neb_k * p.ncols, 0);
+  st.fac.assign((size_t)neb_k * p.ncols, 0.0f);
+  st.flag.assign((size_t)neb_k * nact, 0);
+  const XSrc src = {nullptr, true, p.x_vec != 0, false, false};
+  for (int64_t eb = 0; eb < neb_k; eb++)
+    for (int a = 0; a < nact; a++) {
+      float v[4][QB][16], amax = 0.0f, qb = 0.0f;
+      for (int t = 0; t < 4; t++)
+        amax = fmaxf(amax, stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)a * p.k * 2, src,
+                                          eb * F::BK + 16 * t, v[t], &qb));
+      const int E = i4_block_exp(amax);
+      bool bad = i4_block_bad(amax, E);
+      for (int t = 0; t < 4; t++)
+        for (int q = 0; q < QB; q++)
+          for (int j = 0; j < 16; j++) bad = bad || i4_elem_inexact(v[t][q][j], E);
+      int tot[kDigits] = {0, 0, 0, 0};
+      for (int t = 0; t < 4; t++) {
+        uint32_t w[QB][kDigits][4];
+        int sum[kDigits];
+        stage_i4<QB>(v[t], E, bad, w, sum);
+        for (int D = 0; D < kDigits; D++) {
+          tot[D] += sum[D];
+          for (int q = 0; q < QB; q++)
+            memcpy(&st.words[(((((size_t)eb * p.ncols + a * kDigits + D) * 4 + t) * QB) + q) * 4], w[q][D], 16);
+        }
+      }
+      for (int D = 0; D < kDigits; D++) {
+        st.nsum[eb * p.ncols + a * kDigits + D] = -tot[D];
+        st.fac[eb * p.ncols + a * kDigits + D] = bad ? 0.0f : i4_digit_factor(E, D);
+      }
+      st.flag[eb * nact + a] = bad;
+    }
+}
+
+/* One scale block eb of a chunk (slot) of every tile of a warp, as
+ * chunk_i4 and i4_fallback compute it: acc [tt][G][lane][4]. */
+template <int L>
+void i4_block(const Params &p, const I4Staged &st, const char *slot, int ci, int nb64, int eb, int T, int NG,
+              float *acc) {
+  using F = Fmt<L>;
+  constexpr int QB = F::QB;
+  const int64_t geb = (int64_t)ci * F::NEB + eb;
+  const int nact = p.ncols / kDigits;
+  auto words = [&](int l, int tt, int blk, uint32_t &wg, uint32_t &wh) {
+    if (ci + 1 == p.nch && nb64 < F::B64)
+      View<L, true>{slot, l, l >> 2, nb64}.q2_words(tt, blk >> 1, blk & 1, wg, wh);
+    else
+      View<L, false>{slot, l, l >> 2, F::B64}.q2_words(tt, blk >> 1, blk & 1, wg, wh);
+  };
+  auto scale = [&](int l, int tt, int h) {
+    if (ci + 1 == p.nch && nb64 < F::B64) return View<L, true>{slot, l, l >> 2, nb64}.scale(tt, h, eb);
+    return View<L, false>{slot, l, l >> 2, F::B64}.scale(tt, h, eb);
+  };
+  for (int tt = 0; tt < T; tt++) {
+    static int c[4][32][4];
+    for (int G = 0; G < NG; G++)
+      for (int l = 0; l < 32; l++) {
+        const int c0 = 8 * G + 2 * (l & 3);
+        const int n0 = c0 < p.ncols ? st.nsum[geb * p.ncols + c0] : 0;
+        const int n1 = c0 + 1 < p.ncols ? st.nsum[geb * p.ncols + c0 + 1] : 0;
+        c[G][l][0] = c[G][l][2] = n0;
+        c[G][l][1] = c[G][l][3] = n1;
+      }
+    for (int q = 0; q < QB; q++) {
+      const int blk = eb * QB + q;
+      static uint32_t rg[32][4], rh[32][4];
+      for (int l = 0; l < 32; l++) {
+        uint32_t wg, wh;
+        words(l, tt, blk, wg, wh);
+        for (int i = 0; i < 4; i++) rg[l][i] = (wg >> (2 * i)) & 0x03030303u, rh[l][i] = (wh >> (2 * i)) & 0x03030303u;
+      }
+      for (int s = 0; s < 2; s++) {
+        static uint32_t a[32][4], b0[4][32], b1[4][32];
+        for (int l = 0; l < 32; l++) {
+          const int g = l >> 2, t = l & 3;
+          a[l][0] = rg[l][2 * s], a[l][1] = rh[l][2 * s], a[l][2] = rg[l][2 * s + 1], a[l][3] = rh[l][2 * s + 1];
+          for (int G = 0; G < NG; G++) {
+            const int col = 8 * G + g;
+            const uint32_t *w = &st.words[(((((size_t)geb * p.ncols + col) * 4 + t) * QB) + q) * 4];
+            b0[G][l] = col < p.ncols ? w[2 * s] : 0u;
+            b1[G][l] = col < p.ncols ? w[2 * s + 1] : 0u;
+          }
+        }
+        for (int G = 0; G < NG; G++) imma_emul(a, &b0[G], &b1[G], c[G]);
+      }
+    }
+    for (int l = 0; l < 32; l++) {
+      const float sg = scale(l, tt, 0), sh = scale(l, tt, 1);
+      for (int G = 0; G < NG; G++) {
+        const int c0 = 8 * G + 2 * (l & 3);
+        const float pf = c0 < p.ncols ? st.fac[geb * p.ncols + c0 + 1] : 0.0f;
+        float *ac = acc + ((size_t)(tt * NG + G) * 32 + l) * 4;
+        ac[0] = fmaf((float)(c[G][l][0] * 128 + c[G][l][1]), sg * pf, ac[0]);
+        ac[2] = fmaf((float)(c[G][l][2] * 128 + c[G][l][3]), sh * pf, ac[2]);
+      }
+    }
+    /* flagged blocks: bf16 (code - 1) times x, row 2G + a' in column 4a' */
+    for (int G = 0; G < NG; G++) {
+      bool fl[2];
+      for (int ap = 0; ap < 2; ap++) fl[ap] = 2 * G + ap < nact && st.flag[geb * nact + 2 * G + ap];
+      if (!fl[0] && !fl[1]) continue;
+      static float cf[32][4];
+      memset(cf, 0, sizeof cf);
+      for (int q = 0; q < QB; q++) {
+        static uint32_t xw[32][8];
+        for (int l = 0; l < 32; l++) {
+          const int g = l >> 2, t = l & 3, ap = g >> 2;
+          uint32_t w1[1][8] = {{0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u}};
+          if ((g & 3) == 0 && fl[ap])
+            stage_direct<1>(static_cast<const char *>(p.x) + (int64_t)(2 * G + ap) * p.k * 2,
+                            geb * F::BK + 64 * q + 16 * t, p.x_vec != 0, w1);
+          memcpy(xw[l], w1[0], 32);
+        }
+        for (int s = 0; s < 4; s++) {
+          static uint32_t a[32][4], b0[32], b1[32];
+          for (int l = 0; l < 32; l++) {
+            uint32_t wg, wh;
+            words(l, tt, eb * QB + q, wg, wh);
+            switch (s) {
+              case 0: q2_frag<0>(wg, wh, a[l]); break;
+              case 1: q2_frag<1>(wg, wh, a[l]); break;
+              case 2: q2_frag<2>(wg, wh, a[l]); break;
+              default: q2_frag<3>(wg, wh, a[l]); break;
+            }
+            b0[l] = xw[l][2 * s], b1[l] = xw[l][2 * s + 1];
+          }
+          mma_emul(true, a, &b0, &b1, cf);
+        }
+      }
+      for (int l = 0; l < 32; l++) {
+        const int t = l & 3;
+        if ((t & 1) || !fl[t >> 1]) continue;
+        float *ac = acc + ((size_t)(tt * NG + G) * 32 + l) * 4;
+        ac[0] = fmaf(cf[l][0], scale(l, tt, 0), ac[0]);
+        ac[2] = fmaf(cf[l][2], scale(l, tt, 1), ac[2]);
+      }
+    }
+  }
+}
+
 /* One launch of matvec_kernel<L, XM, NG, T, BS> emulated. */
 template <int L, int XM>
 void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
@@ -148,7 +330,12 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   /* Blocks of k per column as staged (the same bits every CTA makes). */
   std::vector<uint32_t> bwords((size_t)neb_k * p.ncols * 4 * QB * 8);
   std::vector<float> bp((size_t)neb_k * p.ncols), bq((size_t)neb_k * p.ncols);
-  for (int64_t eb = 0; eb < neb_k; eb++)
+  I4Staged i4;
+  if (XM == kI4) {
+    ck_assert_msg(BS && p.x_bf16 && p.gamma == nullptr, "digits: B per CTA, bf16 x, no norm");
+    stage_i4_all<L>(p, i4);
+  }
+  for (int64_t eb = 0; eb < neb_k && XM != kI4; eb++)
     for (int col = 0; col < p.ncols; col++) {
       uint32_t w[4][4][8];
       stage_block<L, XM>(p, eb, col, w, bp[eb * p.ncols + col], bq[eb * p.ncols + col]);
@@ -180,6 +367,10 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
               const int64_t geb = (int64_t)ci * NEB + eb; /* block of k */
               if (BS && phased) /* the phased buffer holds the same bits at (s P + j) NEB + e */
                 ck_assert_int_lt((sl * P + i - i0) * NEB + eb, b_scale_blocks(p.k, F::BK, NEB, p.nch, KS, p.phases));
+              if (pl.kc.xm == kI4) {
+                i4_block<L>(p, i4, slot.data(), ci, nb64, eb, T, NG, acc);
+                continue;
+              }
               static LaneB lb[32];
               for (int l = 0; l < 32; l++) {
                 const int g = l >> 2, t = l & 3;
@@ -378,15 +569,19 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
     const bool has = qgc_with_layout(h.L.id, [&](auto lay) {
       constexpr int L = decltype(lay)::value;
       constexpr int X0 = Fmt<L>::kNF4 ? kS1 : kDirect, X1 = Fmt<L>::kNF4 ? kS2 : kB3;
-      ck_assert_msg(pl.kc.xm == X0 || pl.kc.xm == X1, "activation mode %d", pl.kc.xm);
+      ck_assert_msg(pl.kc.xm == X0 || pl.kc.xm == X1 || (!Fmt<L>::kNF4 && pl.kc.xm == kI4), "activation mode %d",
+                    pl.kc.xm);
       if (pl.kc.xm == X0)
         emulate_launch<L, X0>(pl, lut);
-      else
+      else if (pl.kc.xm == X1)
         emulate_launch<L, X1>(pl, lut);
+      else if constexpr (!Fmt<L>::kNF4)
+        emulate_launch<L, kI4>(pl, lut);
     });
     ck_assert_msg(has, "layout %d has no kernels", (int)h.L.id);
-    ck_assert_msg(pl.kc.ng >= 1 && pl.kc.ng <= 2 && pl.kc.t >= 1 &&
-                      pl.kc.t <= max_tiles<QGEMV_NF4>(pl.kc.ng) + (h.L.format != QGEMV_NF4 && pl.kc.ng == 2),
+    ck_assert_msg(pl.kc.ng >= 1 && pl.kc.ng <= max_groups(pl.kc.xm) && pl.kc.t >= 1 &&
+                      pl.kc.t <= (h.L.format == QGEMV_NF4 ? max_tiles<QGEMV_NF4>(pl.kc.ng, pl.kc.xm)
+                                                          : max_tiles<QGEMV_Q2_0>(pl.kc.ng, pl.kc.xm)),
                   "kernel choice ng %d t %d", pl.kc.ng, pl.kc.t);
   }
 }
@@ -460,10 +655,10 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
  * 16), one chunk per row, several chunks per slice, and both devices. */
 START_TEST(test_every_combination) {
   const int64_t shapes[][2] = {{37, 320}, {130, 1152}, {21, 448}, {300, 256}, {5, 192}, {48, 1664}};
-  const qgc_device_facts *devs[] = {&kH200, &kGB10};
+  const qgc_device_facts *devs[] = {&kH200, &kGB10, &kH200Int};
   const int64_t ms[] = {1, 3};
   uint64_t seed = 100 + (uint64_t)_i;
-  const int nshapes = quick ? 3 : 6, ndev = quick ? 1 : 2;
+  const int nshapes = quick ? 3 : 6, ndev = quick ? 1 : format_at(_i).f == QGEMV_NF4 ? 2 : 3;
   for (int si = 0; si < nshapes; si++)
     for (int di = 0; di < ndev; di++)
       for (int64_t m : ms)
@@ -544,6 +739,21 @@ START_TEST(test_plan) {
           if (dev == &kH200 && m == 1 && s[0] == 28672 && xt == QGEMV_F32) ck_assert_int_eq(pl.kc.bs, 1);
           if (dev == &kH200 && m == 8 && s[1] == 28672 && xt == QGEMV_F32 && F.f == QGEMV_NF4)
             ck_assert_msg(pl.kc.bs && pl.phases > 1, "batched f32 at k = 28672: B in phases");
+          /* x=auto: the integer mma from 3.5 tiles per SM (8192 rows on the
+           * H200), for every m of a weight, else the direct mode */
+          qgc_device_facts aut = *dev;
+          aut.tune.x = QGC_X_AUTO;
+          a.m = m;
+          const qgc_plan pa = qgc_make_plan(&c.L, &a, aut);
+          bool fits = false; /* and only where its largest launch fits */
+          qgc_with_layout(F.id, [&](auto lay) { fits = qgc_i4_fits<decltype(lay)::value>(&c.L, aut, pl.KS); });
+          const bool want = F.f != QGEMV_NF4 && xt == QGEMV_BF16 && 2 * c.L.ntiles >= 7 * (int64_t)dev->sms && fits;
+          if (dev == &kH200 && s[0] >= 8192 && F.f != QGEMV_NF4 && xt == QGEMV_BF16)
+            ck_assert_msg(want, "%s %lldx%lld: x=auto should take the integer mma on the H200", F.name,
+                          (long long)s[0], (long long)s[1]);
+          ck_assert_msg(pa.fits && pa.kc.xm == (want ? kI4 : F.f == QGEMV_NF4 ? pl.kc.xm : xt == QGEMV_BF16 ? kDirect : kB3),
+                        "%s %lldx%lld m=%lld x=auto: mode %d", F.name, (long long)s[0], (long long)s[1], (long long)m,
+                        pa.kc.xm);
         }
 }
 END_TEST
@@ -557,13 +767,16 @@ START_TEST(test_plan_tune) {
     bool fits_one; /* at k = one block or group: one chunk per row */
   };
   const Tune tunes[] = {
-      {{1, 0, 0, 0, 0}, true},
-      {{2, 1, QGC_B_WARP, 0, 0}, false},
-      {{4, 0, QGC_B_CTA, 4, 8}, false},
-      {{2, 1, QGC_B_CTA, 0, 0}, false},
-      {{2, 0, 0, 2, 0}, false},
-      {{0, 0, 0, 16, 0}, true},
-      {{2, 0, QGC_B_CTA, 0, 4}, false},
+      {{1, 0, 0, 0, 0, 0}, true},
+      {{2, 1, QGC_B_WARP, 0, 0, 0}, false},
+      {{4, 0, QGC_B_CTA, 4, 8, 0}, false},
+      {{2, 1, QGC_B_CTA, 0, 0, 0}, false},
+      {{2, 0, 0, 2, 0, 0}, false},
+      {{0, 0, 0, 16, 0, 0}, true},
+      {{2, 0, QGC_B_CTA, 0, 4, 0}, false},
+      {{0, 0, 0, 0, 0, QGC_X_INT}, true},
+      {{2, 1, QGC_B_CTA, 0, 0, QGC_X_INT}, false},
+      {{0, 0, 0, 0, 0, QGC_X_DIRECT}, true},
   };
   for (const Tune &tu : tunes) {
     qgc_device_facts dev = kH200;
@@ -576,8 +789,14 @@ START_TEST(test_plan_tune) {
           PlanCall c;
           plan_call(F, n, k, m, xt, c);
           const qgc_plan pl = qgc_make_plan(&c.L, &c.a, dev);
+          bool i4_fits = true; /* the integer mma runs only where every m fits */
+          qgc_with_layout(F.id, [&](auto lay) {
+            constexpr int Li = decltype(lay)::value;
+            i4_fits = qgc_i4_fits<Li>(&c.L, dev, tu.t.ks ? tu.t.ks : qgc_pick_ks<Li>(&c.L, dev));
+          });
           char text[96];
-          snprintf(text, sizeof text, "ks=%d t=%d b=%d w=%d phases=%d", tu.t.ks, tu.t.t, tu.t.b, tu.t.w, tu.t.phases);
+          snprintf(text, sizeof text, "ks=%d t=%d b=%d w=%d phases=%d x=%d", tu.t.ks, tu.t.t, tu.t.b, tu.t.w,
+                   tu.t.phases, tu.t.x);
           if (k0 == 64 && !tu.fits_one) {
             ck_assert_msg(!pl.fits, "%s k=%lld: '%s' should not fit one chunk", F.name, (long long)k, text);
             continue;
@@ -588,6 +807,8 @@ START_TEST(test_plan_tune) {
           if (tu.t.b) ck_assert_int_eq(pl.kc.bs, tu.t.b == QGC_B_CTA);
           if (tu.t.w) ck_assert_int_eq((int)pl.kc.block, 32 * tu.t.w);
           if (tu.t.phases) ck_assert_int_eq(pl.phases, tu.t.phases);
+          if (F.f != QGEMV_NF4 && xt == QGEMV_BF16)
+            ck_assert_int_eq(pl.kc.xm, tu.t.x == QGC_X_INT && i4_fits ? kI4 : kDirect);
           run_case(Case{_i, n, k, m, (qgemv_dtype)xt, (qgemv_dtype)xt, xt == 0, (qgemv_dtype)xt, &dev, DIST_NORMAL},
                    700 + (uint64_t)m);
         }
@@ -598,11 +819,14 @@ END_TEST
 /* Batched rows are bit-identical to m = 1 on each row, for m past one
  * launch and every activation mode. */
 START_TEST(test_batched_rows) {
-  for (int xt = 0; xt < 2; xt++)
+  for (int xt = 0; xt < 3; xt++)
     for (int norm = 0; norm < 2; norm++) {
+      /* xt 2: bf16 x on the integer mma (Q2_0) */
+      const qgc_device_facts &dev = xt == 2 ? kH200Int : kH200;
+      if (xt == 2 && (norm || format_at(_i).f == QGEMV_NF4)) continue;
       const int64_t n = 45, k = tu_whole_blocks(_i, 384), m = 19;
       const Format F = format_at(_i);
-      Case c = {_i, n, k, m, (qgemv_dtype)xt, QGEMV_F32, norm != 0, QGEMV_BF16, &kH200, DIST_NORMAL};
+      Case c = {_i, n, k, m, (qgemv_dtype)(xt & 1), QGEMV_F32, norm != 0, QGEMV_BF16, &dev, DIST_NORMAL};
       const std::vector<uint8_t> all = run_case(c, 7);
       rng r = {7};
       tu_weight w;
@@ -629,7 +853,7 @@ START_TEST(test_batched_rows) {
         a.gamma = gamma;
         a.gamma_dtype = c.gt;
         a.eps = 1e-5f;
-        emulate_matvec(h, a, kH200);
+        emulate_matvec(h, a, dev);
         ck_assert_msg(memcmp(y.data(), all.data() + (size_t)(row * n) * 4, (size_t)n * 4) == 0,
                       "row %lld of the batched call differs from m = 1 (format %d, x %d, norm %d)", (long long)row, _i,
                       xt, norm);
@@ -638,6 +862,81 @@ START_TEST(test_batched_rows) {
       free(gamma);
       tu_weight_free(&w);
     }
+}
+END_TEST
+
+/* Q2_0's integer mma on blocks its digits cannot hold, next to ones they
+ * hold exactly: each scale block of each activation row is one of
+ * normal; 2^-30 below one element of 1 (flagged: the bf16 fallback); one
+ * element 2^-30 below the rest (flagged); all under 2^-96 (flagged);
+ * zero; one element 21 binades below the largest's (held exactly).
+ * Checked against the contract, and batched rows against m = 1. */
+START_TEST(test_i4_blocks) {
+  const Format F = format_at(_i);
+  if (F.f == QGEMV_NF4) return;
+  const int64_t n = 70, k = tu_whole_blocks(_i, 1536), m = 5, bk = F.group;
+  rng r = {41 + (uint64_t)_i};
+  tu_weight w;
+  tu_weight_make(&r, DIST_NORMAL, F.f, F.group, n, k, &w);
+  HostLayout h;
+  make_layout(w.desc, F.id, h);
+  std::vector<float> xf((size_t)(m * k));
+  fill_random(&r, DIST_NORMAL, xf.data(), xf.size());
+  int kinds[6] = {0, 0, 0, 0, 0, 0};
+  for (int64_t a = 0; a < m; a++)
+    for (int64_t b = 0; b < k / bk; b++) {
+      float *blk = &xf[(size_t)(a * k + b * bk)];
+      const int kind = (int)((a * 7 + b) % 6);
+      kinds[kind]++;
+      const int j = (int)((a * 13 + b * 5) % bk);
+      switch (kind) {
+        case 1:
+          for (int64_t i = 0; i < bk; i++) blk[i] = ldexpf(blk[i], -30);
+          blk[j] = 1.0f;
+          break;
+        case 2: blk[j] = ldexpf(1.0f, -28); blk[(j + 1) % bk] = 4.0f; break;
+        case 3:
+          for (int64_t i = 0; i < bk; i++) blk[i] = ldexpf(blk[i], -100);
+          break;
+        case 4:
+          for (int64_t i = 0; i < bk; i++) blk[i] = 0.0f;
+          break;
+        case 5:
+          for (int64_t i = 0; i < bk; i++) blk[i] = fminf(fabsf(blk[i]), 1.5f);
+          blk[j] = 1.96875f, blk[(j + 1) % bk] = -ldexpf(1.0f, -20);
+          break;
+        default: break;
+      }
+    }
+  void *x = tu_convert(xf.data(), xf.size(), QGEMV_BF16);
+  std::vector<float> y((size_t)(m * n)), y1((size_t)n);
+  qg_matvec_args a = {};
+  a.layout = &h.L;
+  a.layout_id = F.id;
+  a.n = n;
+  a.k = k;
+  a.m = m;
+  a.x = x;
+  a.x_dtype = QGEMV_BF16;
+  a.y = y.data();
+  a.y_dtype = QGEMV_F32;
+  ck_assert_int_eq(qgc_make_plan(&h.L, &a, kH200Int).kc.xm, kI4);
+  emulate_matvec(h, a, kH200Int);
+  char where[256];
+  const double worst =
+      tu_check_contract(&w.desc, m, QGEMV_BF16, x, QGEMV_F32, nullptr, 1e-5f, QGEMV_F32, y.data(), where, sizeof where);
+  ck_assert_msg(worst <= 1.0, "%s: worst %.3g of the bound at %s", F.name, worst, where);
+  for (int64_t row = 0; row < m; row++) {
+    a.m = 1;
+    a.x = static_cast<const uint16_t *>(x) + row * k;
+    a.y = y1.data();
+    emulate_matvec(h, a, kH200Int);
+    ck_assert_msg(memcmp(y1.data(), &y[(size_t)(row * n)], (size_t)n * 4) == 0, "%s: row %lld differs from m = 1",
+                  F.name, (long long)row);
+  }
+  for (int kind = 0; kind < 6; kind++) ck_assert_int_gt(kinds[kind], 0);
+  free(x);
+  tu_weight_free(&w);
 }
 END_TEST
 
@@ -669,6 +968,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_plan, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_plan_tune, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_i4_blocks, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

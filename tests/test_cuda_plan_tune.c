@@ -29,7 +29,10 @@ START_TEST(test_accepts) {
   ck_assert_int_eq(a.phases, 3);
   const qgc_plan_tune b = parsed("b=warp");
   ck_assert_int_eq(b.b, QGC_B_WARP);
-  ck_assert_int_eq(b.ks + b.t + b.w + b.phases, 0);
+  ck_assert_int_eq(b.ks + b.t + b.w + b.phases + b.x, 0);
+  ck_assert_int_eq(parsed("x=int").x, QGC_X_INT);
+  ck_assert_int_eq(parsed("x=direct,ks=2").x, QGC_X_DIRECT);
+  ck_assert_int_eq(parsed("x=auto").x, QGC_X_AUTO);
   ck_assert_int_eq(parsed("ks=1,").ks, 1); /* a trailing comma is harmless */
 }
 END_TEST
@@ -44,7 +47,7 @@ START_TEST(test_refuses) {
       {"ks=8x", "ks=8x"},        {"k=8", "unknown key 'k'"}, {"ks", "not key=value"},
       {"=4", "not key=value"},   {"ks=", "not key=value"},  {"ks=4,,t=1", "not key=value"},
       {"w=4,ks=8", "fewer warps"}, {"b=warp,phases=2", "needs b=cta"},
-      {"ks=99999999999999999999", "ks="},
+      {"ks=99999999999999999999", "ks="}, {"x=int8", "direct, int or auto"}, {"x=", "not key=value"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     qgc_plan_tune t;
@@ -57,7 +60,8 @@ START_TEST(test_refuses) {
 END_TEST
 
 START_TEST(test_format_round_trip) {
-  const char *texts[] = {"", "b=cta,ks=8", "b=warp,ks=16,t=2,w=16", "ks=4,t=1,w=8,phases=5"};
+  const char *texts[] = {"", "b=cta,ks=8", "b=warp,ks=16,t=2,w=16", "ks=4,t=1,w=8,phases=5", "b=cta,x=int,ks=8",
+                         "x=direct", "x=auto,t=1"};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     char buf[96];
     const qgc_plan_tune t = parsed(texts[i]);

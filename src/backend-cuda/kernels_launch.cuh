@@ -15,19 +15,21 @@ namespace qgc {
 
 using KernelFn = void (*)(Params);
 
-/* The layout's kernels: its two activation modes (NF4: one or two fp16
- * terms; Q2_0: direct bf16 or three bf16 terms) x NG 1, 2 x T 1, 2 (as
- * max_tiles allows) x B per warp or per CTA, at index [mode][ng - 1][t -
- * 1][bs]; null where T is not allowed. */
+/* The layout's kernels: its activation modes (NF4: one or two fp16 terms;
+ * Q2_0: direct bf16, three bf16 terms, int8 digits) x NG 1, 2, 4 x T 1, 2
+ * x B per warp or per CTA, at index [mode][log2 ng][t - 1][bs]; null
+ * where max_groups or max_tiles does not allow NG or T, for digits per
+ * warp, and for NF4's third mode. */
 template <int L>
 struct Kernels {
   using F = Fmt<L>;
-  static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3;
-  static constexpr int kCount = 16;
+  static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3, X2 = kI4;
+  static constexpr int kCount = 36;
   template <int I>
   static constexpr KernelFn fn() {
-    constexpr int XM = I < 8 ? X0 : X1, NG = (I / 4) % 2 + 1, T = (I / 2) % 2 + 1, BS = I % 2;
-    if constexpr (T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG))
+    constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : X2, NG = 1 << ((I / 4) % 3), T = (I / 2) % 2 + 1, BS = I % 2;
+    if constexpr (NG <= max_groups(XM) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
+                  (XM != kI4 || (!F::kNF4 && BS)))
       return matvec_kernel<L, XM, NG, T, BS>;
     else
       return nullptr;
@@ -40,7 +42,7 @@ struct Kernels {
   }
   static KernelFn at(int i) { return pick(i, std::make_integer_sequence<int, kCount>()); }
   static KernelFn of(const KernelChoice &c) {
-    return at((c.xm == X1 ? 8 : 0) + (c.ng - 1) * 4 + (c.t - 1) * 2 + c.bs);
+    return at((c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0) + (c.ng == 4 ? 2 : c.ng - 1) * 4 + (c.t - 1) * 2 + c.bs);
   }
 };
 

@@ -48,10 +48,17 @@ namespace qgc {
 
 /* How B is made (kernels_stage.cuh): bf16 x as stored (Q2_0, no norm), one
  * fp16 term (NF4, bf16 x, no norm), two fp16 terms (NF4, f32 x or norm),
- * three bf16 terms (Q2_0, f32 x or norm). */
-enum XMode { kDirect = 0, kS1 = 1, kS2 = 2, kB3 = 3 };
-__host__ __device__ constexpr int xmode_splits(int xm) { return xm == kS2 ? 2 : xm == kB3 ? 3 : 1; }
+ * three bf16 terms (Q2_0, f32 x or norm), four int8 digits for the integer
+ * mma (Q2_0, bf16 x, no norm). */
+enum XMode { kDirect = 0, kS1 = 1, kS2 = 2, kB3 = 3, kI4 = 4 };
+__host__ __device__ constexpr int xmode_splits(int xm) {
+  return xm == kS2 ? 2 : xm == kB3 ? 3 : xm == kI4 ? kDigits : 1;
+}
 __host__ __device__ constexpr bool xmode_bf16(int xm) { return xm == kDirect || xm == kB3; }
+/* Column groups per launch: 1 or 2 (8 or 16 B columns); up to 4 for kI4,
+ * whose four digit columns per activation row would otherwise leave only
+ * 4 rows per launch. */
+__host__ __device__ constexpr int max_groups(int xm) { return xm == kI4 ? 4 : 2; }
 
 constexpr int kStages = 2;      /* ring slots per warp (deeper rings were slower) */
 constexpr int kMaxWarps = 16;   /* per CTA: 512 threads at 128 registers */
@@ -82,10 +89,11 @@ struct FmtOf {
 };
 /* Tiles per warp a kernel of NG column groups may take: NF4 with 16
  * columns holds two accumulators per tile (the table's two terms), and
- * two tiles of them spill past 128 registers. */
+ * two tiles of them spill past 128 registers; so do Q2_0's digits (kI4)
+ * with 16 or 32 columns (g128: 88 bytes at 16). */
 template <int FORMAT>
-__host__ __device__ constexpr int max_tiles(int NG) {
-  return FORMAT == QGEMV_NF4 && NG == 2 ? 1 : 2;
+__host__ __device__ constexpr int max_tiles(int NG, int xm) {
+  return (FORMAT == QGEMV_NF4 && NG == 2) || (xm == kI4 && NG > 1) ? 1 : 2;
 }
 template <>
 struct Fmt<QG_LAYOUT_NF4> : FmtOf<QGEMV_NF4, 64> {};
@@ -128,14 +136,16 @@ __host__ __device__ inline int b_scale_blocks(int64_t k, int BK, int NEB, int nc
  *   comb  the slice partials of one unit [W][T][NG][32] float4, and the
  *         per-warp norm sums [W][NG][8] (BS = 0)
  *   B     (BS = 1) the B words of every 64-block and column [b][col][t][8]
- *         words, 2^e [block][col], norm block sums [block][col], slice
- *         sums [slice][col]
+ *         words (kI4: [b][col][t][4], bytes), 2^e [block][col], norm block
+ *         sums [block][col] (kI4: the negated digit sums, int), slice sums
+ *         [slice][col]; kI4: the flagged blocks [block][activation (8)]
  * The NF4 table is static shared memory (kLutBytes). */
 struct SmemPlan {
-  int bars, ring, comb, sbB, sbP, sbQ, sbS, total;
+  int bars, ring, comb, sbB, sbP, sbQ, sbS, sbF, total;
 };
 __host__ __device__ constexpr int round_up(int v, int a) { return (v + a - 1) / a * a; }
-__host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int NG, int neb, int ncols, int KS) {
+__host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int NG, int neb, int ncols, int KS,
+                                              bool digits) {
   SmemPlan p{};
   int off = 0;
   p.bars = off;
@@ -144,29 +154,36 @@ __host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int 
   off += W * kStages * T * CH;
   p.comb = off;
   off += W * T * NG * 512 + W * NG * 8 * 4;
-  p.sbB = p.sbP = p.sbQ = p.sbS = off;
+  p.sbB = p.sbP = p.sbQ = p.sbS = p.sbF = off;
   if (neb > 0) {
-    off += neb * QB * ncols * 128;
+    off += neb * QB * ncols * (digits ? 64 : 128);
     p.sbP = off;
     off += round_up(neb * ncols * 4, 16);
     p.sbQ = off;
     off += round_up(neb * ncols * 4, 16);
     p.sbS = off;
     off += round_up(KS * ncols * 4, 16);
+    p.sbF = off;
+    off += digits ? neb * 8 : 0;
   }
   p.total = off;
   return p;
 }
 template <int L>
 __host__ __device__ inline SmemPlan smem_plan_of(bool bs, int W, int T, int NG, int64_t k, int nch, int ncols, int KS,
-                                                 int phases) {
+                                                 int phases, int xm) {
   using F = Fmt<L>;
-  return smem_plan(F::CH, F::QB, W, T, NG, bs ? b_scale_blocks(k, F::BK, F::NEB, nch, KS, phases) : 0, ncols, KS);
+  return smem_plan(F::CH, F::QB, W, T, NG, bs ? b_scale_blocks(k, F::BK, F::NEB, nch, KS, phases) : 0, ncols, KS,
+                   xm == kI4);
 }
 
-/* B words of one 64-block and column in the staged buffer (BS = 1). */
+/* B words of one 64-block and column in the staged buffer (BS = 1), and
+ * kI4's digit words. */
 __device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col, int t) {
   return sbB + ((size_t)(blk * ncols + col) * 4 + t) * 32;
+}
+QGC_HD char *sb_digits(char *sbB, int blk, int ncols, int col, int t) {
+  return sbB + ((size_t)(blk * ncols + col) * 4 + t) * 16;
 }
 
 /* A ring slot's chunks as a lane sees them: tile tt's chunk at tt * CH;
@@ -208,12 +225,16 @@ struct WarpCtx {
   using F = Fmt<L>;
   static constexpr int QB = F::QB, NEB = F::NEB, SPL = xmode_splits(XM);
   static constexpr bool BF = xmode_bf16(XM);
-  static_assert(F::kNF4 != BF, "NF4 takes fp16 B (S1, S2), Q2_0 bf16 B (direct, B3)");
+  static_assert(F::kNF4 ? XM == kS1 || XM == kS2 : BF || XM == kI4,
+                "NF4 takes fp16 B (S1, S2), Q2_0 bf16 B (direct, B3) or digits (I4)");
+  static_assert(XM != kI4 || BS, "the digits are staged per CTA only");
   int lane, g, t;
   uint32_t lane8;
   const uint2 *lut;
   char *sbB;
   const float *sbP;
+  const int *sbN;      /* kI4: negated digit sums [block][col] */
+  const uint8_t *sbF;  /* kI4: flagged blocks [block][activation] */
   float acc[T][NG][4];
   float ss[NG];
 
@@ -224,6 +245,10 @@ struct WarpCtx {
    * which half of the word a block takes stays a constant. */
   template <bool TAIL>
   __device__ __forceinline__ void chunk(const Params &p, const View<L, TAIL> &v, int64_t kc0, int beb0) {
+    if constexpr (XM == kI4) {
+      chunk_i4(p, v, kc0, beb0);
+      return;
+    }
     constexpr int EU = !F::kNF4 && QB == 1 ? 2 : 1;
     constexpr int UNROLL = !F::kNF4 && NG == 1 ? 2 : 1; /* Q2_0 m <= 8: its decode is issue-bound */
 #pragma unroll UNROLL
@@ -266,6 +291,129 @@ QGC_UNROLL
         }
       }
     }
+  }
+
+  /* kI4: per scale block, the integer mma sums codes times digits from the
+   * negated digit sums (so (c - 1) times digits, exactly), two steps of k
+   * 32 per 64-block, the tiles' chains interleaved. A lane's two columns
+   * are digits D, D + 1 of one activation row: c_D 128 + c_D+1 is exact
+   * (|c| <= 2^15), so one conversion and acc += v * scale * 2^(E-14-7D)
+   * into the first column (the second stays 0). Flagged blocks (digits
+   * zero) take the direct mode's bf16 mma from x (i4_fallback). The A
+   * registers are (w >> 2p) & 0x03030303: no table, no float decode. */
+  template <bool TAIL>
+  __device__ __forceinline__ void chunk_i4(const Params &p, const View<L, TAIL> &v, int64_t kc0, int beb0) {
+    constexpr int EU = QB == 1 ? 2 : 1;
+    /* flag bytes of the launch's activation rows only (the rest are not staged) */
+    const uint32_t mlo = p.m >= 4 ? 0xffffffffu : (1u << (8 * p.m)) - 1u;
+    const uint32_t mhi = p.m >= 8 ? 0xffffffffu : p.m <= 4 ? 0u : (1u << (8 * (p.m - 4))) - 1u;
+#pragma unroll 1
+    for (int e0 = 0; e0 < NEB; e0 += EU) {
+QGC_UNROLL
+      for (int e1 = 0; e1 < EU; ++e1) {
+        const int eb = e0 + e1, sb = beb0 + eb;
+        if (TAIL && eb * QB >= v.nb64) break;
+        uint4 bq[NG][QB];
+        int n0[NG], n1[NG];
+        float pf[NG];
+QGC_UNROLL
+        for (int G = 0; G < NG; ++G) {
+          const int col = 8 * G + g, c0 = 8 * G + 2 * t;
+QGC_UNROLL
+          for (int q = 0; q < QB; ++q)
+            bq[G][q] = col < p.ncols ? lds128_ordered(sb_digits(sbB, sb * QB + q, p.ncols, col, t))
+                                     : make_uint4(0u, 0u, 0u, 0u);
+          const bool in = c0 < p.ncols; /* columns come in pairs (4 per row) */
+          n0[G] = in ? sbN[sb * p.ncols + c0] : 0;
+          n1[G] = in ? sbN[sb * p.ncols + c0 + 1] : 0;
+          pf[G] = in ? sbP[sb * p.ncols + c0 + 1] : 0.0f;
+        }
+        uint2 fl = *reinterpret_cast<const uint2 *>(sbF + sb * 8);
+        fl.x &= mlo, fl.y &= mhi;
+        int c[T][NG][4];
+QGC_UNROLL
+        for (int tt = 0; tt < T; ++tt)
+QGC_UNROLL
+          for (int G = 0; G < NG; ++G) c[tt][G][0] = n0[G], c[tt][G][1] = n1[G], c[tt][G][2] = n0[G], c[tt][G][3] = n1[G];
+QGC_UNROLL
+        for (int q = 0; q < QB; ++q) {
+          const int bi = e1 * QB + q;
+QGC_UNROLL
+          for (int tt = 0; tt < T; ++tt) {
+            uint32_t wg, wh;
+            v.q2_words(tt, ((e0 * QB) >> 1) + (bi >> 1), bi & 1, wg, wh);
+            uint32_t rg[4], rh[4];
+QGC_UNROLL
+            for (int i = 0; i < 4; ++i) rg[i] = (wg >> (2 * i)) & 0x03030303u, rh[i] = (wh >> (2 * i)) & 0x03030303u;
+QGC_UNROLL
+            for (int s = 0; s < 2; ++s) {
+              const uint32_t a[4] = {rg[2 * s], rh[2 * s], rg[2 * s + 1], rh[2 * s + 1]};
+QGC_UNROLL
+              for (int G = 0; G < NG; ++G)
+                mma_u8s8(c[tt][G], a, s ? bq[G][q].z : bq[G][q].x, s ? bq[G][q].w : bq[G][q].y);
+            }
+          }
+        }
+        float sg[T], sh[T];
+QGC_UNROLL
+        for (int tt = 0; tt < T; ++tt) {
+          sg[tt] = v.scale(tt, 0, eb), sh[tt] = v.scale(tt, 1, eb);
+QGC_UNROLL
+          for (int G = 0; G < NG; ++G) {
+            acc[tt][G][0] = fmaf((float)(c[tt][G][0] * 128 + c[tt][G][1]), sg[tt] * pf[G], acc[tt][G][0]);
+            acc[tt][G][2] = fmaf((float)(c[tt][G][2] * 128 + c[tt][G][3]), sh[tt] * pf[G], acc[tt][G][2]);
+          }
+        }
+        if ((fl.x | fl.y) == 0u) continue;
+QGC_UNROLL
+        for (int tt = 0; tt < T; ++tt)
+QGC_UNROLL
+          for (int G = 0; G < NG; ++G) {
+            const uint32_t fw = ((G & 2) ? fl.y : fl.x) >> (16 * (G & 1));
+            if ((fw & 0xffffu) == 0) continue;
+            const int ap = t >> 1;
+            const float2 r = i4_fallback<TAIL>(p.x, p.k, p.x_vec != 0, v, tt, e0, e1, kc0 + (int64_t)eb * F::BK,
+                                               2 * G, fw, g, t);
+            if ((t & 1) == 0 && ((fw >> (8 * ap)) & 0xffu) != 0) {
+              acc[tt][G][0] = fmaf(r.x, sg[tt], acc[tt][G][0]);
+              acc[tt][G][2] = fmaf(r.y, sh[tt], acc[tt][G][2]);
+            }
+          }
+      }
+    }
+  }
+
+  /* A flagged scale block of activation rows a0, a0 + 1 (fw: their flag
+   * bytes): the direct mode's sum, bf16 (code - 1) times bf16 x from
+   * global memory, exact products, with row a0 + a' in B column 4a' (the
+   * column of its digit 0), so that lane t = 2a' gets the sums of weight
+   * rows g and g + 8 (returned; the caller adds them to that column's
+   * accumulator). Not inlined: only blocks the digits cannot hold come
+   * here, and the main loop keeps its registers. */
+  template <bool TAIL>
+  static __device__ __noinline__ float2 i4_fallback(const void *x, int64_t k, bool x_vec, const View<L, TAIL> v, int tt,
+                                                    int e0, int e1, int64_t kb, int a0, uint32_t fw, int g, int t) {
+    float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll 1
+    for (int q = 0; q < QB; ++q) {
+      const int bi = e1 * QB + q;
+      uint32_t wg, wh;
+      v.q2_words(tt, ((e0 * QB) >> 1) + (bi >> 1), bi & 1, wg, wh);
+      uint32_t xw[1][8] = {{0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u}};
+      const int ap = g >> 2;
+      if ((g & 3) == 0 && ((fw >> (8 * ap)) & 0xffu) != 0)
+        stage_direct<1>(static_cast<const char *>(x) + (a0 + ap) * k * 2, kb + 64 * q + 16 * t, x_vec, xw);
+      uint32_t A[4];
+      q2_frag<0>(wg, wh, A);
+      mma_bf16(c, A, xw[0][0], xw[0][1]);
+      q2_frag<1>(wg, wh, A);
+      mma_bf16(c, A, xw[0][2], xw[0][3]);
+      q2_frag<2>(wg, wh, A);
+      mma_bf16(c, A, xw[0][4], xw[0][5]);
+      q2_frag<3>(wg, wh, A);
+      mma_bf16(c, A, xw[0][6], xw[0][7]);
+    }
+    return make_float2(c[0], c[2]);
   }
 
   /* The four steps of 64-block b0 + BI of tile tt (b0 even where Q2_0
@@ -395,8 +543,16 @@ QGC_UNROLL
  * block order (continuing across phases). Buffer scale block bi: all of k:
  * the block of k; phased: (s P + j) NEB + e for local chunk ph P + j of
  * slice s. */
+template <int L>
+__device__ __forceinline__ void stage_range_i4(const Params &p, int ph, char *sbB, float *sbP, int *sbN, uint8_t *sbF);
+
 template <int L, int XM>
-__device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, float *sbP, float *sbQ, float *sbS) {
+__device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, float *sbP, float *sbQ, float *sbS,
+                                            uint8_t *sbF) {
+  if constexpr (XM == kI4) {
+    stage_range_i4<L>(p, ph, sbB, sbP, reinterpret_cast<int *>(sbQ), sbF);
+    return;
+  }
   using F = Fmt<L>;
   constexpr int BK = F::BK, QB = F::QB, SPL = xmode_splits(XM), NEB = F::NEB;
   const int neb_k = (int)(p.k / BK); /* scale blocks of k */
@@ -482,16 +638,85 @@ QGC_NO_UNROLL
   }
 }
 
+/* kI4's staging: one thread per (scale block, activation row, t) makes
+ * the row's four digit columns from one load of x (bf16, no norm); the 4
+ * threads of a block share its exponent, flag and digit sums through
+ * shuffles (they are 4 consecutive lanes). Same buffer mapping as
+ * stage_range. */
+template <int L>
+__device__ __forceinline__ void stage_range_i4(const Params &p, int ph, char *sbB, float *sbP, int *sbN, uint8_t *sbF) {
+  using F = Fmt<L>;
+  constexpr int BK = F::BK, QB = F::QB, NEB = F::NEB;
+  const int neb_k = (int)(p.k / BK);
+  const int nbe = b_scale_blocks(p.k, BK, NEB, p.nch, p.KS, p.phases);
+  const int nact = p.ncols / kDigits, units = nact * nbe * 4;
+  const int P = phase_chunks(p.nch, p.KS, p.phases);
+  const XSrc src = {nullptr, true, p.x_vec != 0, false, false};
+  for (int base = 0; base < units; base += blockDim.x) {
+    const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, a = cu % nact, bi = cu / nact;
+    int eb = bi;
+    bool act = u < units;
+    if (p.phases > 1) {
+      const int s = bi / (P * NEB), r = bi % (P * NEB), lc = ph * P + r / NEB;
+      const int c0 = (int)((int64_t)s * p.nch / p.KS), c1 = (int)((int64_t)(s + 1) * p.nch / p.KS);
+      act = act && lc < c1 - c0;
+      eb = (c0 + lc) * NEB + r % NEB;
+    }
+    act = act && eb < neb_k;
+    float v[QB][16], amax = 0.0f, qb = 0.0f;
+    if (act) {
+      amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)a * p.k * 2, src, (int64_t)eb * BK + 16 * t, v, &qb);
+    } else {
+QGC_UNROLL
+      for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+        for (int j = 0; j < 16; ++j) v[q][j] = 0.0f;
+    }
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
+    amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
+    const int E = i4_block_exp(amax);
+    int bad = i4_block_bad(amax, E);
+QGC_UNROLL
+    for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+      for (int j = 0; j < 16; ++j) bad |= i4_elem_inexact(v[q][j], E);
+    bad |= __shfl_xor_sync(0xffffffffu, bad, 1);
+    bad |= __shfl_xor_sync(0xffffffffu, bad, 2);
+    uint32_t w[QB][kDigits][4];
+    int sum[kDigits];
+    stage_i4<QB>(v, E, bad != 0, w, sum);
+QGC_UNROLL
+    for (int D = 0; D < kDigits; ++D) {
+      sum[D] += __shfl_xor_sync(0xffffffffu, sum[D], 1);
+      sum[D] += __shfl_xor_sync(0xffffffffu, sum[D], 2);
+    }
+    if (!act) continue;
+QGC_UNROLL
+    for (int D = 0; D < kDigits; ++D) {
+      const int col = a * kDigits + D;
+QGC_UNROLL
+      for (int q = 0; q < QB; ++q)
+        *reinterpret_cast<uint4 *>(sb_digits(sbB, bi * QB + q, p.ncols, col, t)) =
+            make_uint4(w[q][D][0], w[q][D][1], w[q][D][2], w[q][D][3]);
+      if (t == 0) {
+        sbN[bi * p.ncols + col] = -sum[D];
+        sbP[bi * p.ncols + col] = bad ? 0.0f : i4_digit_factor(E, D);
+      }
+    }
+    if (t == 0) sbF[bi * 8 + a] = (uint8_t)bad;
+  }
+}
+
 template <int L, int XM, int NG, int T, int BS>
 __global__ void __launch_bounds__(kMaxThreads, 1) matvec_kernel(const Params p) {
   using F = Fmt<L>;
-  static_assert(T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG), "this many tiles spill");
+  static_assert(T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM), "this many tiles spill");
   constexpr int CH = F::CH, KC = F::KC, SPL = xmode_splits(XM), NEB = F::NEB, S = kStages;
   extern __shared__ __align__(128) char smem[];
   pdl_launch_dependents();
   const int W = blockDim.x >> 5, w = threadIdx.x >> 5;
   const int gi = w / p.KS, sl = w % p.KS;
-  const SmemPlan sp = smem_plan_of<L>(BS != 0, W, T, NG, p.k, p.nch, p.ncols, p.KS, p.phases);
+  const SmemPlan sp = smem_plan_of<L>(BS != 0, W, T, NG, p.k, p.nch, p.ncols, p.KS, p.phases, XM);
 
   WarpCtx<L, XM, NG, T, BS> cx;
   cx.lane = threadIdx.x & 31;
@@ -501,6 +726,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1) matvec_kernel(const Params p) 
   cx.lut = nullptr;
   cx.sbB = smem + sp.sbB;
   cx.sbP = reinterpret_cast<const float *>(smem + sp.sbP);
+  cx.sbN = reinterpret_cast<const int *>(smem + sp.sbQ);
+  cx.sbF = reinterpret_cast<const uint8_t *>(smem + sp.sbF);
   if constexpr (F::kNF4) {
     __shared__ uint2 lut_s[kLutEntries];
     for (int i = threadIdx.x; i < kLutEntries; i += blockDim.x) lut_s[i] = nf4_lut_entry(i >> 4);
@@ -562,7 +789,8 @@ QGC_UNROLL
   char *sbB = smem + sp.sbB;
   float *sbP = reinterpret_cast<float *>(smem + sp.sbP), *sbQ = reinterpret_cast<float *>(smem + sp.sbQ),
         *sbS = reinterpret_cast<float *>(smem + sp.sbS);
-  if (BS && !phased) stage_range<L, XM>(p, 0, sbB, sbP, sbQ, sbS);
+  uint8_t *sbF = reinterpret_cast<uint8_t *>(smem + sp.sbF);
+  if (BS && !phased) stage_range<L, XM>(p, 0, sbB, sbP, sbQ, sbS, sbF);
   __syncthreads(); /* the table, B and the barriers are ready */
   prologue(p.early, S);
 
@@ -579,7 +807,7 @@ QGC_UNROLL
     for (int ph = 0; ph < R; ++ph) {
       if (phased) {
         __syncthreads(); /* every warp is done with the previous phase's B */
-        stage_range<L, XM>(p, ph, sbB, sbP, sbQ, sbS);
+        stage_range<L, XM>(p, ph, sbB, sbP, sbQ, sbS, sbF);
         __syncthreads();
       }
       if (it >= nvalid) continue;

@@ -145,6 +145,18 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+/* Integer mma, m16n8k32: d += A B exactly in int32, A unsigned bytes (the
+ * Q2_0 codes 0..2), B signed bytes (the activation digits, kI4). Fragment
+ * layout (PTX ISA): a0 = row g, k 4t..4t+3; a1 = row g + 8, same k; a2, a3
+ * = k 16 + 4t..; b0 = k 4t..4t+3 of column g, b1 = k 16 + 4t..; d as the
+ * float mma's. */
+__device__ __forceinline__ void mma_u8s8(int (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
 /* A shared-memory load kept where the source puts it (volatile): after the
  * previous block's mma, so fewer registers live across it. */
 __device__ __forceinline__ uint4 lds128_ordered(const void *p) {

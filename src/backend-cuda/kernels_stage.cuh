@@ -25,6 +25,21 @@
  *   tensor cores: < 2^-126 per element). Cutting (not rounding) never
  *   overflows; a non-finite v is t0 alone, so it reaches y as IEEE says.
  *   Columns 3a + j carry term j of activation row a.
+ * four int8 digits (kI4: Q2_0, bf16 x, no norm; the integer mma): per
+ *   scale block and activation row, E with max |x| < 2^E, and the integer
+ *   X = x 2^(28-E) = d0 2^21 + d1 2^14 + d2 2^7 + d3 (d0 = X >> 21 in
+ *   [-128, 127], the others X's next 7-bit fields, in [0, 127]). X is
+ *   exact when the element is zero or its exponent is at least E - 21
+ *   (as bf16 its last bit is then at or above 2^(E-28)). The mma sums
+ *   codes (0..2) times digits exactly in
+ *   int32; the block's digit sums, subtracted, make the codes c - 1; digit
+ *   columns D, D + 1 (D even) meet as c_D 128 + c_D+1, still exact, then
+ *   one f32 rounding times 2^(E-14-7D) and the scale.
+ *   A block that is not exact (an element more than 21 binades below the
+ *   largest, a non-finite one, or max |x| under 2^-96) is flagged: its
+ *   digits are zero and the kernel sums it with bf16 mma from x, exactly
+ *   as the direct mode (kernels_matvec.cuh). Columns 4a + D carry digit D
+ *   of activation row a.
  * Every value depends on the activation row and k only, never on m or on
  * which warp builds it: batched rows stay bit-identical to m = 1. */
 #ifndef QGC_KERNELS_STAGE_CUH
@@ -162,6 +177,67 @@ QGC_UNROLL
   for (int q = 0; q < QB; ++q)
 QGC_UNROLL
     for (int i = 0; i < 8; ++i) w[q][i] = b3_term(v[q][2 * i], split) | (b3_term(v[q][2 * i + 1], split) << 16);
+}
+
+/* kI4: digits per activation element, the exponent of a block. */
+constexpr int kDigits = 4;
+/* E with amax < 2^E (amax >= 0; 0 for a zero block). */
+QGC_HD int i4_block_exp(float amax) {
+  const int be = (int)(f32_bits(amax) >> 23) & 0xff;
+  return amax > 0.0f ? be - 126 : 0;
+}
+/* Whether the digits of a block of exponent E cannot hold it exactly: the
+ * block (too small for 2^(E-28) to be normal), or an element (non-finite,
+ * or nonzero below 2^(E-21): as bf16 its last bit is below 2^(E-28)). */
+QGC_HD bool i4_block_bad(float amax, int E) { return !(amax <= 3.0e38f) || (amax > 0.0f && E < -95); }
+QGC_HD bool i4_elem_inexact(float x, int E) {
+  const int be = (int)(f32_bits(x) >> 23) & 0xff;
+  return be == 0xff || (x != 0.0f && be < E + 106);
+}
+/* The factor of digit column D: 2^(E - 7 - 7 D) (normal for unflagged E). */
+QGC_HD float i4_digit_factor(int E, int D) { return bits_f32((uint32_t)(120 + E - 7 * D) << 23); }
+
+/* The sum of the four signed bytes of w. */
+QGC_HD int sum_s8x4(uint32_t w) {
+#ifdef __CUDA_ARCH__
+  return __dp4a((int)w, 0x01010101, 0);
+#else
+  return (int)(int8_t)w + (int)(int8_t)(w >> 8) + (int)(int8_t)(w >> 16) + (int)(int8_t)(w >> 24);
+#endif
+}
+
+/* The lane's digit words of QB 64-parts: word p byte b holds element j =
+ * 2p + 8 (b & 1) + (b >> 1) of the lane's 16, the order of the codes'
+ * bit pairs in a Q2_0 word (layout.h), so that (w >> 2p) & 0x03030303 is
+ * the matching A register. sum[D] gets the lane's digits D added. zero:
+ * all digits 0 (a flagged block). */
+template <int QB>
+QGC_HD void stage_i4(const float (&v)[QB][16], int E, bool zero, uint32_t (&w)[QB][kDigits][4],
+                     int (&sum)[kDigits]) {
+  const float sf = bits_f32((uint32_t)(155 - E) << 23); /* 2^(28-E) */
+QGC_UNROLL
+  for (int D = 0; D < kDigits; ++D) sum[D] = 0;
+QGC_UNROLL
+  for (int q = 0; q < QB; ++q) {
+QGC_UNROLL
+    for (int wp = 0; wp < 4; ++wp) {
+      uint32_t d[kDigits] = {0u, 0u, 0u, 0u};
+QGC_UNROLL
+      for (int b = 0; b < 4; ++b) {
+        const int j = 2 * wp + 8 * (b & 1) + (b >> 1);
+        const int X = zero ? 0 : (int)(v[q][j] * sf);
+        d[0] |= ((uint32_t)(X >> 21) & 0xffu) << (8 * b);
+        d[1] |= ((uint32_t)(X >> 14) & 0x7fu) << (8 * b);
+        d[2] |= ((uint32_t)(X >> 7) & 0x7fu) << (8 * b);
+        d[3] |= ((uint32_t)X & 0x7fu) << (8 * b);
+      }
+QGC_UNROLL
+      for (int D = 0; D < kDigits; ++D) {
+        w[q][D][wp] = d[D];
+        sum[D] += sum_s8x4(d[D]);
+      }
+    }
+  }
 }
 
 }  // namespace qgc

@@ -63,8 +63,8 @@ constexpr size_t qgc_static_smem() {
  * when it does not fit. */
 template <int L>
 size_t qgc_fit(int64_t k, int nch, const qgc_device_facts &d, bool bs, int W, int T, int NG, int ncols, int KS,
-               int phases) {
-  const qgc::SmemPlan sp = qgc::smem_plan_of<L>(bs, W, T, NG, k, nch, ncols, KS, phases);
+               int phases, int xm = qgc::kDirect) {
+  const qgc::SmemPlan sp = qgc::smem_plan_of<L>(bs, W, T, NG, k, nch, ncols, KS, phases, xm);
   return (size_t)sp.total + qgc_static_smem<L>() <= d.smem_optin ? (size_t)sp.total : 0;
 }
 
@@ -87,6 +87,16 @@ int qgc_pick_ks(const qgc_layout *Lw, const qgc_device_facts &d) {
   int ks = 1;
   while (2 * ks <= cap && 2 * ks <= Lw->nch && groups * ks * 10 < (int64_t)d.sms * qgc::kMaxWarps * 8) ks *= 2;
   return ks;
+}
+
+/* Whether Q2_0's integer mma (kI4, B per CTA only) fits every m for this
+ * weight: its largest launch (32 columns, eight activation rows) with the
+ * fewest warps and the most phases. Decided without m, so that batched
+ * rows keep m = 1's bits (the plan otherwise takes the direct mode). */
+template <int L>
+bool qgc_i4_fits(const qgc_layout *Lw, const qgc_device_facts &d, int KS) {
+  const int maxr = (Lw->nch + KS - 1) / KS, ng = qgc::max_groups(qgc::kI4);
+  return KS <= Lw->nch && qgc_fit<L>(Lw->k, Lw->nch, d, true, KS, 1, ng, 8 * ng, KS, maxr, qgc::kI4) > 0;
 }
 
 /* A candidate geometry: tiles per warp, B per CTA, and whether B may be
@@ -118,12 +128,20 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   using namespace qgc;
   const qgc_plan_tune &tu = d.tune;
   const bool norm = a->gamma != nullptr, plain_bf16 = a->x_dtype == QGEMV_BF16 && !norm;
-  const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? kDirect : kB3);
-  const int spl = xmode_splits(xm);
   const int KS = tu.ks ? tu.ks : qgc_pick_ks<L>(Lw, d);
-  const int ng = a->m <= 8 / spl ? 1 : 2;
-  pl->rows = ng == 1 ? (int)a->m : 16 / spl;
-  const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng);
+  /* Q2_0 bf16 x: direct bf16 mma, or the integer mma on int8 digits of x
+   * (QGEMV_CUDA_PLAN x=int, where it fits every m; x=auto, also only where
+   * the weight has 3.5 tiles per SM or more: on the H200 at m = 1 it was
+   * 1.15-1.5x faster from 8192 rows up, 1.05-1.3x slower at 4096 rows,
+   * where every CTA's staging of x weighs more; bench/NOTES.md v6). */
+  const bool i4_shape = tu.x == QGC_X_INT || (tu.x == QGC_X_AUTO && 2 * Lw->ntiles >= 7 * (int64_t)d.sms);
+  const bool i4 = !Fmt<L>::kNF4 && plain_bf16 && i4_shape && qgc_i4_fits<L>(Lw, d, KS);
+  const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : kB3);
+  const int spl = xmode_splits(xm);
+  int ng = 1; /* the fewest column groups that take every row, else the most */
+  while (ng < max_groups(xm) && a->m * spl > 8 * ng) ng *= 2;
+  pl->rows = a->m * spl <= 8 * ng ? (int)a->m : 8 * ng / spl;
+  const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng, xm);
   const int ncols = pl->rows * spl, T0 = Lw->ntiles >= 4 * (int64_t)d.sms ? tmax : 1;
 
   /* Candidates in order of preference (bench/NOTES.md v4): B per CTA for
@@ -158,6 +176,12 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     c[nc++] = {1, 0, 0, 0, 0};
   }
   if (tu.t || tu.b || tu.phases) nc = qgc_tuned_cands(tu, T0, tmax, c);
+  if (xm == kI4) { /* digits are staged per CTA only (b=warp: nothing fits) */
+    int kept = 0;
+    for (int i = 0; i < nc; i++)
+      if (c[i].bs) c[kept++] = c[i];
+    nc = kept;
+  }
   size_t smem = 0;
   int W = 0, phases = 1, t = 1, bs = 0;
   /* Phases: 1, 2, 4, ... up to one chunk of each slice per phase. */
@@ -168,7 +192,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
            r <= (c[i].phased ? (tu.phases ? tu.phases : maxr) : 1) && r <= maxr && smem == 0;
            r = r < maxr && 2 * r > maxr ? maxr : 2 * r) {
         if ((tu.w && w != tu.w) || (c[i].w16 && w != kMaxWarps) || (c[i].maxr && r > c[i].maxr)) continue;
-        if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, c[i].bs != 0, w, c[i].t, ng, ncols, KS, r)) > 0)
+        if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, c[i].bs != 0, w, c[i].t, ng, ncols, KS, r, xm)) > 0)
           W = w, phases = r, t = c[i].t, bs = c[i].bs;
       }
   /* Without an override the last candidate, B per warp with T = 1 and W =

@@ -30,12 +30,19 @@ static bool parse_item(const char *s, size_t len, qgc_plan_tune *t, char *err, s
     snprintf(err, errsize, "b=%.*s: b is cta or warp", (int)vlen, v);
     return false;
   }
+  if (KEY("x")) {
+    if (vlen == 6 && memcmp(v, "direct", 6) == 0) return t->x = QGC_X_DIRECT, true;
+    if (vlen == 3 && memcmp(v, "int", 3) == 0) return t->x = QGC_X_INT, true;
+    if (vlen == 4 && memcmp(v, "auto", 4) == 0) return t->x = QGC_X_AUTO, true;
+    snprintf(err, errsize, "x=%.*s: x is direct, int or auto", (int)vlen, v);
+    return false;
+  }
   int *field = KEY("ks") ? &t->ks : KEY("t") ? &t->t : KEY("w") ? &t->w : KEY("phases") ? &t->phases : NULL;
   const long max = KEY("ks") || KEY("w") ? 16 : KEY("t") ? 2 : 1024;
   const bool pow2 = KEY("ks") || KEY("w");
 #undef KEY
   if (field == NULL) {
-    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases)", (int)klen, s);
+    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases, x)", (int)klen, s);
     return false;
   }
   if (!is_num || (pow2 ? !power_of_two_upto(n, max) : n < 1 || n > max)) {
@@ -75,6 +82,9 @@ void qgc_plan_tune_format(const qgc_plan_tune *t, char *buf, size_t size) {
   size_t used = 0;
   buf[0] = '\0';
   if (t->b) used += (size_t)snprintf(buf, size, "b=%s", t->b == QGC_B_CTA ? "cta" : "warp");
+  if (t->x && used < size)
+    used += (size_t)snprintf(buf + used, size - used, "%sx=%s", used ? "," : "",
+                             t->x == QGC_X_INT ? "int" : t->x == QGC_X_AUTO ? "auto" : "direct");
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
     if (f[i].v && used < size) used += (size_t)snprintf(buf + used, size - used, "%s%s=%d", used ? "," : "", f[i].key, f[i].v);
 }

@@ -14,6 +14,7 @@ extern "C" {
 #endif
 
 enum { QGC_B_CTA = 1, QGC_B_WARP = 2 };
+enum { QGC_X_DIRECT = 1, QGC_X_INT = 2, QGC_X_AUTO = 3 };
 
 /* Each field 0 where the plan chooses, so a zeroed struct is no override. */
 typedef struct qgc_plan_tune {
@@ -22,10 +23,15 @@ typedef struct qgc_plan_tune {
   int b;      /* activations (B) per CTA or per warp: QGC_B_CTA, QGC_B_WARP */
   int w;      /* warps per CTA: a power of two, KS to 16 */
   int phases; /* B per CTA staged in this many phases (1 = all of k) */
+  int x;      /* Q2_0 with bf16 x, no norm: bf16 mma (QGC_X_DIRECT), the
+               * integer mma on int8 digits of x (QGC_X_INT) wherever it
+               * fits, or where the weight has at least 3.5 tiles of 16 rows
+               * per SM (QGC_X_AUTO: where it was faster at m = 1 on the
+               * H200); else ignored */
 } qgc_plan_tune;
 
-/* Parses "key=value,..." (keys ks, t, b = cta|warp, w, phases; NULL or ""
- * is no override) into *t. On a malformed text returns false and writes
+/* Parses "key=value,..." (keys ks, t, b = cta|warp, w, phases, x =
+ * direct|int|auto; NULL or "" is no override) into *t. On a malformed text returns false and writes
  * what is wrong, for a user, into err. */
 bool qgc_plan_tune_parse(const char *text, qgc_plan_tune *t, char *err, size_t errsize);
 /* The override as QGEMV_CUDA_PLAN text ("" for none), for messages. */
