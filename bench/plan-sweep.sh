@@ -6,7 +6,9 @@
 #   bash bench/plan-sweep.sh [GROUP...]      (default: every group)
 # Groups: long (8192x28672), small (4096x14336, 4096x4096, 14336x4096),
 # wide (28672x8192), batched (m = 8 and 16; KS stays the plan's); not in
-# the default: batched_long (bf16 x, m = 8 and 16 at 8192x28672), int
+# the default: batched_long (bf16 x, m = 8 and 16 at 8192x28672),
+# batched_ks4 (bf16 x, m = 8 and 16 at the shapes of k-split 4 on the
+# H200: the plan's B per CTA in phases against B per warp), int
 # (Q2_0 bf16 x, every shape, m = 1, 8, 16: the direct bf16 mma against the
 # integer mma, x=int). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
@@ -60,6 +62,11 @@ group_batched() {
 group_batched_long() {
   sweep batched_long "--shape 8192x28672 --format nf4,q2_0 --dtype bf16 --m 8,16" \
     "" "b=cta" "b=cta,phases=2" "b=cta,phases=4" "b=cta,phases=8" "w=8" "b=cta,w=8"
+}
+
+group_batched_ks4() {
+  sweep batched_ks4 "--shape 14336x4096 --shape 8192x28672 --format all --dtype bf16 --m 8,16" \
+    "" "b=warp" "b=warp,t=1"
 }
 
 group_int() {

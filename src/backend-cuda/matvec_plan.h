@@ -153,12 +153,13 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   int nc = 0;
   const bool one = a->m == 1;
   if ((xm == kDirect || xm == kS1) && !one) {
-    /* Batched bf16 x with KS <= 2: the 8 row groups of a CTA would each
-     * build B per warp; B per CTA in at most 4 phases with 16 warps is
-     * faster where it fits (28672 x 8192 on the H200: NF4 m = 8 116 ->
-     * 81 us, m = 16 286 -> 153 us; Q2_0 m = 8 54 -> 47 us; plan sweep,
-     * bench/NOTES.md v5). */
-    if (KS <= 2) c[nc++] = {T0, 1, 1, 4, 1};
+    /* Batched bf16 x with KS <= 4: the 4-8 row groups of a CTA would each
+     * build B per warp; B per CTA in phases with 16 warps is faster where
+     * it fits (28672 x 8192 on the H200, KS 2, at most 4 phases: NF4 m = 8
+     * 116 -> 81 us, m = 16 286 -> 153 us; Q2_0 m = 8 54 -> 47 us; 8192 x
+     * 28672, KS 4, 4-16 phases: NF4 m = 8 160 -> 118 us, m = 16 253 ->
+     * 187 us, Q2_0 m = 8 70 -> 59 us; plan sweeps, bench/NOTES.md v5, v6). */
+    if (KS <= 4) c[nc++] = {T0, 1, 1, KS <= 2 ? 4 : 0, 1};
     c[nc++] = {T0, 0, 0, 0, 0};
     c[nc++] = {1, 0, 0, 0, 0};
   } else if (one) {
