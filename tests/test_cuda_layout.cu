@@ -737,6 +737,10 @@ START_TEST(test_plan) {
           ck_assert_int_eq(qgc_make_plan(&c.L, &a, *dev).KS, pl.KS);
           if (dev == &kH200 && m == 1 && s[0] == 28672) ck_assert_int_eq(pl.kc.t, 2);
           if (dev == &kH200 && m == 1 && s[0] == 28672 && xt == QGEMV_F32) ck_assert_int_eq(pl.kc.bs, 1);
+          if (dev == &kH200 && m == 1 && s[1] == 28672 && xt == QGEMV_F32)
+            ck_assert_msg(pl.kc.bs && pl.kc.block == 512 && pl.phases == 2,
+                          "%s 8192x28672 f32 m=1: 16 warps, B in 2 phases (got %u threads, %d phases)", F.name,
+                          pl.kc.block, pl.phases);
           if (dev == &kH200 && m == 8 && s[1] == 28672 && xt == QGEMV_F32 && F.f == QGEMV_NF4)
             ck_assert_msg(pl.kc.bs && pl.phases > 1, "batched f32 at k = 28672: B in phases");
           /* x=auto: the integer mma from 3.5 tiles per SM (8192 rows on the

@@ -163,6 +163,12 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     c[nc++] = {T0, 0, 0, 0, 0};
     c[nc++] = {1, 0, 0, 0, 0};
   } else if (one) {
+    /* 16 warps with B in at most 2 phases before all of k with fewer warps
+     * (8192 x 28672 f32 on the H200: 8 warps with all of k, NF4 77.6 us,
+     * Q2_0 g64 66.8, g128 59.4; 16 warps, 2 phases: 67.9, 53.7, 50.8;
+     * 4 phases: 72.2, 56.3, 64.8; bench/NOTES.md v6). Where all of k fits
+     * 16 warps this is that launch (one phase). */
+    c[nc++] = {T0, 1, 1, 2, 1};
     c[nc++] = {T0, 1, 0, 0, 0};
     if (xm != kB3) c[nc++] = {T0, 0, 0, 0, 0};
     c[nc++] = {1, 1, 0, 0, 0};
