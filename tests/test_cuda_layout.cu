@@ -3,9 +3,10 @@
  * packed tail rows), the plan (matvec_plan.h) on an H200-like device and on
  * GB10's limits, and the kernel's dataflow driven in its order: the bulk
  * copies into ring slots (bytes past a copy poisoned), the slot views,
- * the A decode (NF4 two-term table, Q2_0 bf16), the B staging per CTA (in
- * phases) or per warp, the tensor-core mma emulated from the PTX fragment
- * layout, the scale accumulation and the slice combine; the tail rows as
+ * the A decode (NF4 two-term table, Q2_0 bf16, Q2_0 codes for the integer
+ * mma), the B staging per CTA (in phases) or per warp (and x's int8 digits
+ * with their flagged blocks), the tensor-core mma (float and integer)
+ * emulated from the PTX fragment layout, the scale accumulation and the slice combine; the tail rows as
  * the tail kernel sums them. Checked against the oracle under the accuracy
  * contract for every format, activation mode, dtype, RMSNorm, tail, m and
  * k-split; batched rows bit-identical to m = 1; resident bytes equal to the
