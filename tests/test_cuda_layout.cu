@@ -91,6 +91,16 @@ void mma_emul(bool bf16, const uint32_t (&a)[32][4], const uint32_t (*b0)[32], c
   }
 }
 
+/* Step s of q2_frag (the template's step as a run-time value). */
+void q2_frag_at(int s, uint32_t wg, uint32_t wh, uint32_t (&a)[4]) {
+  switch (s) {
+    case 0: q2_frag<0>(wg, wh, a); break;
+    case 1: q2_frag<1>(wg, wh, a); break;
+    case 2: q2_frag<2>(wg, wh, a); break;
+    default: q2_frag<3>(wg, wh, a); break;
+  }
+}
+
 /* One m16n8k32 integer mma (kI4): d += A B, A unsigned bytes, B signed,
  * from the lanes' fragments (kernels_ptx.cuh mma_u8s8), exact. */
 void imma_emul(const uint32_t (&a)[32][4], const uint32_t (*b0)[32], const uint32_t (*b1)[32], int (&d)[32][4]) {
@@ -292,12 +302,7 @@ void i4_block(const Params &p, const I4Staged &st, const char *slot, int ci, int
           for (int l = 0; l < 32; l++) {
             uint32_t wg, wh;
             words(l, tt, eb * QB + q, wg, wh);
-            switch (s) {
-              case 0: q2_frag<0>(wg, wh, a[l]); break;
-              case 1: q2_frag<1>(wg, wh, a[l]); break;
-              case 2: q2_frag<2>(wg, wh, a[l]); break;
-              default: q2_frag<3>(wg, wh, a[l]); break;
-            }
+            q2_frag_at(s, wg, wh, a[l]);
             b0[l] = xw[l][2 * s], b1[l] = xw[l][2 * s + 1];
           }
           mma_emul(true, a, &b0, &b1, cf);
@@ -416,12 +421,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
                           default: nf4_frag2<3>(lut.data(), lane8, uw, a[l], a2[l]); break;
                         }
                       } else {
-                        switch (s) {
-                          case 0: q2_frag<0>(wg, wh, a[l]); break;
-                          case 1: q2_frag<1>(wg, wh, a[l]); break;
-                          case 2: q2_frag<2>(wg, wh, a[l]); break;
-                          default: q2_frag<3>(wg, wh, a[l]); break;
-                        }
+                        q2_frag_at(s, wg, wh, a[l]);
                       }
                       for (int G = 0; G < NG; G++) {
                         b0[G][l] = lb[l].w[G][q][2 * s];

@@ -543,6 +543,20 @@ QGC_UNROLL
  * block order (continuing across phases). Buffer scale block bi: all of k:
  * the block of k; phased: (s P + j) NEB + e for local chunk ph P + j of
  * slice s. */
+/* The block of k that buffer scale block bi holds in phase ph (all of k:
+ * bi itself; phased: (s P + j) NEB + e is local chunk ph P + j of slice s),
+ * and whether it exists (a slice's last phase may be short, k may end). */
+__device__ __forceinline__ bool staged_block(const Params &p, int ph, int bi, int NEB, int P, int neb_k, int &eb) {
+  eb = bi;
+  if (p.phases > 1) {
+    const int s = bi / (P * NEB), r = bi % (P * NEB), lc = ph * P + r / NEB;
+    const int c0 = (int)((int64_t)s * p.nch / p.KS), c1 = (int)((int64_t)(s + 1) * p.nch / p.KS);
+    eb = (c0 + lc) * NEB + r % NEB;
+    if (lc >= c1 - c0) return false;
+  }
+  return eb < neb_k;
+}
+
 template <int L>
 __device__ __forceinline__ void stage_range_i4(const Params &p, int ph, char *sbB, float *sbP, int *sbN, uint8_t *sbF);
 
@@ -564,15 +578,8 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
   for (int base = 0; base < units; base += blockDim.x) {
     const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, col0 = cu % groups * cps, bi = cu / groups;
     const int row = col0 / SPL, sp0 = col0 % SPL;
-    int eb = bi;
-    bool act = u < units;
-    if (p.phases > 1) {
-      const int s = bi / (P * NEB), r = bi % (P * NEB), lc = ph * P + r / NEB;
-      const int c0 = (int)((int64_t)s * p.nch / p.KS), c1 = (int)((int64_t)(s + 1) * p.nch / p.KS);
-      act = act && lc < c1 - c0;
-      eb = (c0 + lc) * NEB + r % NEB;
-    }
-    act = act && eb < neb_k;
+    int eb;
+    const bool exists = staged_block(p, ph, bi, NEB, P, neb_k, eb), act = u < units && exists;
     const int64_t e0 = (int64_t)eb * BK + 16 * t;
     uint32_t w[QB][8];
     auto store = [&](int col) {
@@ -654,15 +661,8 @@ __device__ __forceinline__ void stage_range_i4(const Params &p, int ph, char *sb
   const XSrc src = {nullptr, true, p.x_vec != 0, false, false};
   for (int base = 0; base < units; base += blockDim.x) {
     const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, a = cu % nact, bi = cu / nact;
-    int eb = bi;
-    bool act = u < units;
-    if (p.phases > 1) {
-      const int s = bi / (P * NEB), r = bi % (P * NEB), lc = ph * P + r / NEB;
-      const int c0 = (int)((int64_t)s * p.nch / p.KS), c1 = (int)((int64_t)(s + 1) * p.nch / p.KS);
-      act = act && lc < c1 - c0;
-      eb = (c0 + lc) * NEB + r % NEB;
-    }
-    act = act && eb < neb_k;
+    int eb;
+    const bool exists = staged_block(p, ph, bi, NEB, P, neb_k, eb), act = u < units && exists;
     float v[QB][16], amax = 0.0f, qb = 0.0f;
     if (act) {
       amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)a * p.k * 2, src, (int64_t)eb * BK + 16 * t, v, &qb);
