@@ -31,6 +31,7 @@ namespace {
 
 bool quick; /* QGEMV_TEST_QUICK=1 (valgrind runs): fewer shapes */
 int phased_launches; /* emulated launches that staged B in phases */
+int b3_wide_launches; /* emulated kB3 launches of 32 columns (four groups) */
 
 /* An H200 (132 SMs, 227 KB per block) and GB10's limits (48 SMs, 99 KB);
  * the H200 with Q2_0's integer mma (QGEMV_CUDA_PLAN x=int). */
@@ -128,8 +129,8 @@ void imma_emul(const uint32_t (&a)[32][4], const uint32_t (*b0)[32], const uint3
 /* B of one lane, column group and 64-part: 8 words; 2^e of the lane's
  * output columns. */
 struct LaneB {
-  uint32_t w[2][4][8]; /* [G][q][word] */
-  float p0[2], p1[2];
+  uint32_t w[4][4][8]; /* [G][q][word] */
+  float p0[4], p1[4];
 };
 
 /* Everything the kernel's B staging makes for one (scale block of k,
@@ -329,6 +330,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   const bool bf = xmode_bf16(XM), phased = BS && p.phases > 1;
   const int R = phased ? p.phases : 1, P = phase_chunks(p.nch, KS, p.phases);
   phased_launches += phased;
+  b3_wide_launches += XM == kB3 && NG == 4;
   const int64_t neb_k = p.k / F::BK;
   ck_assert_int_le(p.ncols, 8 * NG);
   ck_assert_int_eq(W % KS, 0);
@@ -394,13 +396,13 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
                     if (8 * G + g < p.ncols) ssw[(size_t)wi * NG * 8 + G * 8 + g] += bq[geb * p.ncols + 8 * G + g];
               }
               for (int tt = 0; tt < T; tt++) {
-                static float c[2][32][4], c2[2][32][4];
+                static float c[4][32][4], c2[4][32][4];
                 memset(c, 0, sizeof c);
                 memset(c2, 0, sizeof c2);
                 for (int q = 0; q < QB; q++) {
                   const int blk = eb * QB + q;
                   for (int s = 0; s < 4; s++) {
-                    static uint32_t a[32][4], a2[32][4], b0[2][32], b1[2][32];
+                    static uint32_t a[32][4], a2[32][4], b0[4][32], b1[4][32];
                     for (int l = 0; l < 32; l++) {
                       const int g = l >> 2;
                       const uint32_t lane8 = 8u * (l & 15);
@@ -580,7 +582,7 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
         emulate_launch<L, kI4>(pl, lut);
     });
     ck_assert_msg(has, "layout %d has no kernels", (int)h.L.id);
-    ck_assert_msg(pl.kc.ng >= 1 && pl.kc.ng <= max_groups(pl.kc.xm) && pl.kc.t >= 1 &&
+    ck_assert_msg(pl.kc.ng >= 1 && pl.kc.ng <= max_groups(pl.kc.xm, h.L.group) && (pl.kc.bs || warp_b_ok(pl.kc.xm, pl.kc.ng)) && pl.kc.t >= 1 &&
                       pl.kc.t <= (h.L.format == QGEMV_NF4 ? max_tiles<QGEMV_NF4>(pl.kc.ng, pl.kc.xm)
                                                           : max_tiles<QGEMV_Q2_0>(pl.kc.ng, pl.kc.xm)),
                   "kernel choice ng %d t %d", pl.kc.ng, pl.kc.t);
@@ -744,6 +746,14 @@ START_TEST(test_plan) {
                           pl.kc.block, pl.phases);
           if (dev == &kH200 && m == 8 && s[1] == 28672 && xt == QGEMV_F32 && F.f == QGEMV_NF4)
             ck_assert_msg(pl.kc.bs && pl.phases > 1, "batched f32 at k = 28672: B in phases");
+          /* three bf16 terms in 32 columns: for m = 8 (one launch), and
+           * for m = 16 only where m = 1 takes one tile per warp (8192 rows);
+           * at 4096 rows (k-split 8) they do not fit (v7) */
+          if (dev == &kH200 && F.f == QGEMV_Q2_0 && F.group == 128 && xt == QGEMV_F32 && m > 1) {
+            const int want = s[0] == 4096 ? 2 : m == 8 || s[0] == 8192 ? 4 : 2;
+            ck_assert_msg(pl.kc.ng == want, "Q2_0 g128 f32 %lldx%lld m=%lld: %d column groups, not %d",
+                          (long long)s[0], (long long)s[1], (long long)m, pl.kc.ng, want);
+          }
           /* x=auto: the integer mma from 3.5 tiles per SM (8192 rows on the
            * H200), for every m of a weight, else the direct mode */
           qgc_device_facts aut = *dev;
@@ -824,6 +834,7 @@ END_TEST
 /* Batched rows are bit-identical to m = 1 on each row, for m past one
  * launch and every activation mode. */
 START_TEST(test_batched_rows) {
+  const int wide_before = b3_wide_launches;
   for (int xt = 0; xt < 3; xt++)
     for (int norm = 0; norm < 2; norm++) {
       /* xt 2: bf16 x on the integer mma (Q2_0) */
@@ -867,6 +878,8 @@ START_TEST(test_batched_rows) {
       free(gamma);
       tu_weight_free(&w);
     }
+  if (format_at(_i).f == QGEMV_Q2_0 && format_at(_i).group == 128) /* f32 x: three terms, ten rows per launch */
+    ck_assert_msg(b3_wide_launches > wide_before, "no launch of three bf16 terms took 32 columns");
 }
 END_TEST
 

@@ -18,8 +18,8 @@ using KernelFn = void (*)(Params);
 /* The layout's kernels: its activation modes (NF4: one or two fp16 terms;
  * Q2_0: direct bf16, three bf16 terms, int8 digits) x NG 1, 2, 4 x T 1, 2
  * x B per warp or per CTA, at index [mode][log2 ng][t - 1][bs]; null
- * where max_groups or max_tiles does not allow NG or T, for digits per
- * warp, and for NF4's third mode. */
+ * where max_groups or max_tiles does not allow NG or T, where warp_b_ok
+ * does not allow B per warp, and for NF4's third mode. */
 template <int L>
 struct Kernels {
   using F = Fmt<L>;
@@ -28,8 +28,8 @@ struct Kernels {
   template <int I>
   static constexpr KernelFn fn() {
     constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : X2, NG = 1 << ((I / 4) % 3), T = (I / 2) % 2 + 1, BS = I % 2;
-    if constexpr (NG <= max_groups(XM) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
-                  (XM != kI4 || (!F::kNF4 && BS)))
+    if constexpr (NG <= max_groups(XM, F::kGroup) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
+                  (XM != kI4 || !F::kNF4) && (BS || warp_b_ok(XM, NG)))
       return matvec_kernel<L, XM, NG, T, BS>;
     else
       return nullptr;

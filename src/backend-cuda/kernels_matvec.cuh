@@ -57,8 +57,15 @@ __host__ __device__ constexpr int xmode_splits(int xm) {
 __host__ __device__ constexpr bool xmode_bf16(int xm) { return xm == kDirect || xm == kB3; }
 /* Column groups per launch: 1 or 2 (8 or 16 B columns); up to 4 for kI4,
  * whose four digit columns per activation row would otherwise leave only
- * 4 rows per launch. */
-__host__ __device__ constexpr int max_groups(int xm) { return xm == kI4 ? 4 : 2; }
+ * 4 rows per launch, and for kB3 at group 128 (three terms per row: 5 rows
+ * per launch with 16 columns, so m = 8 took two passes over the weights;
+ * at group 64 ptxas spills 44 bytes for sm_121 with 32 columns). */
+__host__ __device__ constexpr int max_groups(int xm, int group) {
+  return xm == kI4 || (xm == kB3 && group == 128) ? 4 : 2;
+}
+/* Whether B may be built per warp (BS = 0): not for the digits (kI4), and
+ * not with 32 columns (their B words per lane spill: 184-416 bytes). */
+__host__ __device__ constexpr bool warp_b_ok(int xm, int NG) { return xm != kI4 && NG < 4; }
 
 constexpr int kStages = 2;      /* ring slots per warp (deeper rings were slower) */
 constexpr int kMaxWarps = 16;   /* per CTA: 512 threads at 128 registers */
@@ -90,10 +97,10 @@ struct FmtOf {
 /* Tiles per warp a kernel of NG column groups may take: NF4 with 16
  * columns holds two accumulators per tile (the table's two terms), and
  * two tiles of them spill past 128 registers; so do Q2_0's digits (kI4)
- * with 16 or 32 columns (g128: 88 bytes at 16). */
+ * with 16 or 32 columns (g128: 88 bytes at 16), and any 32 columns. */
 template <int FORMAT>
 __host__ __device__ constexpr int max_tiles(int NG, int xm) {
-  return (FORMAT == QGEMV_NF4 && NG == 2) || (xm == kI4 && NG > 1) ? 1 : 2;
+  return (FORMAT == QGEMV_NF4 && NG == 2) || (xm == kI4 && NG > 1) || NG == 4 ? 1 : 2;
 }
 template <>
 struct Fmt<QG_LAYOUT_NF4> : FmtOf<QGEMV_NF4, 64> {};
@@ -227,7 +234,7 @@ struct WarpCtx {
   static constexpr bool BF = xmode_bf16(XM);
   static_assert(F::kNF4 ? XM == kS1 || XM == kS2 : BF || XM == kI4,
                 "NF4 takes fp16 B (S1, S2), Q2_0 bf16 B (direct, B3) or digits (I4)");
-  static_assert(XM != kI4 || BS, "the digits are staged per CTA only");
+  static_assert(BS || warp_b_ok(XM, NG), "B per CTA only (the digits; 32 columns)");
   int lane, g, t;
   uint32_t lane8;
   const uint2 *lut;

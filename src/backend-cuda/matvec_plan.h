@@ -95,7 +95,7 @@ int qgc_pick_ks(const qgc_layout *Lw, const qgc_device_facts &d) {
  * rows keep m = 1's bits (the plan otherwise takes the direct mode). */
 template <int L>
 bool qgc_i4_fits(const qgc_layout *Lw, const qgc_device_facts &d, int KS) {
-  const int maxr = (Lw->nch + KS - 1) / KS, ng = qgc::max_groups(qgc::kI4);
+  const int maxr = (Lw->nch + KS - 1) / KS, ng = qgc::max_groups(qgc::kI4, Lw->group);
   return KS <= Lw->nch && qgc_fit<L>(Lw->k, Lw->nch, d, true, KS, 1, ng, 8 * ng, KS, maxr, qgc::kI4) > 0;
 }
 
@@ -138,73 +138,84 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   const bool i4 = !Fmt<L>::kNF4 && plain_bf16 && i4_shape && qgc_i4_fits<L>(Lw, d, KS);
   const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : kB3);
   const int spl = xmode_splits(xm);
-  int ng = 1; /* the fewest column groups that take every row, else the most */
-  while (ng < max_groups(xm) && a->m * spl > 8 * ng) ng *= 2;
-  pl->rows = a->m * spl <= 8 * ng ? (int)a->m : 8 * ng / spl;
-  const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng, xm);
-  const int ncols = pl->rows * spl, T0 = Lw->ntiles >= 4 * (int64_t)d.sms ? tmax : 1;
-
-  /* Candidates in order of preference (bench/NOTES.md v4): B per CTA for
-   * one activation row (B per warp re-reads x from L1 inside the block
-   * loop, whose latency the loop, not unrolled, no longer hides: Q2_0
-   * direct 60 us against 43 us with B per CTA at 28672 x 8192, run 2), in
-   * phases for batched f32; B per warp for batched bf16 x. */
-  qgc_cand c[8];
-  int nc = 0;
-  const bool one = a->m == 1;
-  if ((xm == kDirect || xm == kS1) && !one) {
-    /* Batched bf16 x with KS <= 4: the 4-8 row groups of a CTA would each
-     * build B per warp; B per CTA in phases with 16 warps is faster where
-     * it fits (28672 x 8192 on the H200, KS 2, at most 4 phases: NF4 m = 8
-     * 116 -> 81 us, m = 16 286 -> 153 us; Q2_0 m = 8 54 -> 47 us; 8192 x
-     * 28672, KS 4, 4-16 phases: NF4 m = 8 160 -> 118 us, m = 16 253 ->
-     * 187 us, Q2_0 m = 8 70 -> 59 us; plan sweeps, bench/NOTES.md v5, v6). */
-    if (KS <= 4) c[nc++] = {T0, 1, 1, KS <= 2 ? 4 : 0, 1};
-    c[nc++] = {T0, 0, 0, 0, 0};
-    c[nc++] = {1, 0, 0, 0, 0};
-  } else if (one) {
-    /* 16 warps with B in at most 2 phases before all of k with fewer warps
-     * (8192 x 28672 f32 on the H200: 8 warps with all of k, NF4 77.6 us,
-     * Q2_0 g64 66.8, g128 59.4; 16 warps, 2 phases: 67.9, 53.7, 50.8;
-     * 4 phases: 72.2, 56.3, 64.8; bench/NOTES.md v6). Where all of k fits
-     * 16 warps this is that launch (one phase). */
-    c[nc++] = {T0, 1, 1, 2, 1};
-    c[nc++] = {T0, 1, 0, 0, 0};
-    if (xm != kB3) c[nc++] = {T0, 0, 0, 0, 0};
-    c[nc++] = {1, 1, 0, 0, 0};
-    c[nc++] = {T0, 1, 1, 0, 0};
-    c[nc++] = {1, 1, 1, 0, 0};
-    c[nc++] = {T0, 0, 0, 0, 0};
-    c[nc++] = {1, 0, 0, 0, 0};
-  } else {
-    c[nc++] = {T0, 1, 1, 0, 0};
-    c[nc++] = {1, 1, 1, 0, 0};
-    c[nc++] = {T0, 0, 0, 0, 0};
-    c[nc++] = {1, 0, 0, 0, 0};
-  }
-  if (tu.t || tu.b || tu.phases) nc = qgc_tuned_cands(tu, T0, tmax, c);
-  if (xm == kI4) { /* digits are staged per CTA only (b=warp: nothing fits) */
-    int kept = 0;
-    for (int i = 0; i < nc; i++)
-      if (c[i].bs) c[kept++] = c[i];
-    nc = kept;
-  }
+  int ng_top = 1; /* the fewest column groups that take every row, else the most */
+  while (ng_top < max_groups(xm, Lw->group) && a->m * spl > 8 * ng_top) ng_top *= 2;
+  /* Three bf16 terms in 32 columns run one tile per warp: that pays where
+   * it saves a pass over the weights (every row in one launch) or where
+   * one activation row takes one tile per warp too (H200, f32 x, Q2_0
+   * g128: 8192 x 28672 m = 8 261 -> 184 us, m = 16 548 -> 450; 28672 x
+   * 8192 m = 8 161 -> 145, but m = 16 323 -> 340, 14336 x 4096 m = 16
+   * 114 -> 140; bench/NOTES.md v7). */
+  if (xm == kB3 && ng_top == 4 && a->m * spl > 32 && Lw->ntiles >= 4 * (int64_t)d.sms) ng_top = 2;
   size_t smem = 0;
-  int W = 0, phases = 1, t = 1, bs = 0;
-  /* Phases: 1, 2, 4, ... up to one chunk of each slice per phase. */
-  const int maxr = (Lw->nch + KS - 1) / KS;
-  for (int i = 0; i < nc && smem == 0 && KS <= Lw->nch; i++)
-    for (int w = kMaxWarps; w >= KS && smem == 0; w /= 2)
-      for (int r = c[i].phased && tu.phases ? tu.phases : 1;
-           r <= (c[i].phased ? (tu.phases ? tu.phases : maxr) : 1) && r <= maxr && smem == 0;
-           r = r < maxr && 2 * r > maxr ? maxr : 2 * r) {
-        if ((tu.w && w != tu.w) || (c[i].w16 && w != kMaxWarps) || (c[i].maxr && r > c[i].maxr)) continue;
-        if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, c[i].bs != 0, w, c[i].t, ng, ncols, KS, r, xm)) > 0)
-          W = w, phases = r, t = c[i].t, bs = c[i].bs;
-      }
+  int W = 0, phases = 1, t = 1, bs = 0, ng = ng_top;
+  /* Fewer column groups (more launches) where the most do not fit: kB3's
+   * 32 columns next to a k-split of 8 (4096 rows on the H200). */
+  for (ng = ng_top; ng >= 1 && smem == 0; ng = smem ? ng : ng / 2) {
+    pl->rows = a->m * spl <= 8 * ng ? (int)a->m : 8 * ng / spl;
+    const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng, xm);
+    const int ncols = pl->rows * spl, T0 = Lw->ntiles >= 4 * (int64_t)d.sms ? tmax : 1;
+
+    /* Candidates in order of preference (bench/NOTES.md v4): B per CTA for
+     * one activation row (B per warp re-reads x from L1 inside the block
+     * loop, whose latency the loop, not unrolled, no longer hides: Q2_0
+     * direct 60 us against 43 us with B per CTA at 28672 x 8192, run 2), in
+     * phases for batched f32; B per warp for batched bf16 x. */
+    qgc_cand c[8];
+    int nc = 0;
+    const bool one = a->m == 1;
+    if ((xm == kDirect || xm == kS1) && !one) {
+      /* Batched bf16 x with KS <= 4: the 4-8 row groups of a CTA would each
+       * build B per warp; B per CTA in phases with 16 warps is faster where
+       * it fits (28672 x 8192 on the H200, KS 2, at most 4 phases: NF4 m = 8
+       * 116 -> 81 us, m = 16 286 -> 153 us; Q2_0 m = 8 54 -> 47 us; 8192 x
+       * 28672, KS 4, 4-16 phases: NF4 m = 8 160 -> 118 us, m = 16 253 ->
+       * 187 us, Q2_0 m = 8 70 -> 59 us; plan sweeps, bench/NOTES.md v5, v6). */
+      if (KS <= 4) c[nc++] = {T0, 1, 1, KS <= 2 ? 4 : 0, 1};
+      c[nc++] = {T0, 0, 0, 0, 0};
+      c[nc++] = {1, 0, 0, 0, 0};
+    } else if (one) {
+      /* 16 warps with B in at most 2 phases before all of k with fewer warps
+       * (8192 x 28672 f32 on the H200: 8 warps with all of k, NF4 77.6 us,
+       * Q2_0 g64 66.8, g128 59.4; 16 warps, 2 phases: 67.9, 53.7, 50.8;
+       * 4 phases: 72.2, 56.3, 64.8; bench/NOTES.md v6). Where all of k fits
+       * 16 warps this is that launch (one phase). */
+      c[nc++] = {T0, 1, 1, 2, 1};
+      c[nc++] = {T0, 1, 0, 0, 0};
+      if (xm != kB3) c[nc++] = {T0, 0, 0, 0, 0};
+      c[nc++] = {1, 1, 0, 0, 0};
+      c[nc++] = {T0, 1, 1, 0, 0};
+      c[nc++] = {1, 1, 1, 0, 0};
+      c[nc++] = {T0, 0, 0, 0, 0};
+      c[nc++] = {1, 0, 0, 0, 0};
+    } else {
+      c[nc++] = {T0, 1, 1, 0, 0};
+      c[nc++] = {1, 1, 1, 0, 0};
+      c[nc++] = {T0, 0, 0, 0, 0};
+      c[nc++] = {1, 0, 0, 0, 0};
+    }
+    if (tu.t || tu.b || tu.phases) nc = qgc_tuned_cands(tu, T0, tmax, c);
+    if (!warp_b_ok(xm, ng)) { /* B per CTA only (b=warp: nothing fits) */
+      int kept = 0;
+      for (int i = 0; i < nc; i++)
+        if (c[i].bs) c[kept++] = c[i];
+      nc = kept;
+    }
+    /* Phases: 1, 2, 4, ... up to one chunk of each slice per phase. */
+    const int maxr = (Lw->nch + KS - 1) / KS;
+    for (int i = 0; i < nc && smem == 0 && KS <= Lw->nch; i++)
+      for (int w = kMaxWarps; w >= KS && smem == 0; w /= 2)
+        for (int r = c[i].phased && tu.phases ? tu.phases : 1;
+             r <= (c[i].phased ? (tu.phases ? tu.phases : maxr) : 1) && r <= maxr && smem == 0;
+             r = r < maxr && 2 * r > maxr ? maxr : 2 * r) {
+          if ((tu.w && w != tu.w) || (c[i].w16 && w != kMaxWarps) || (c[i].maxr && r > c[i].maxr)) continue;
+          if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, c[i].bs != 0, w, c[i].t, ng, ncols, KS, r, xm)) > 0)
+            W = w, phases = r, t = c[i].t, bs = c[i].bs;
+        }
+  }
   /* Without an override the last candidate, B per warp with T = 1 and W =
-   * KS, fits by the choice of KS (and W = KS = 1 on every device the
-   * module opens: qgc_device_fits). */
+   * KS, fits one column group by the choice of KS (and W = KS = 1 on every
+   * device the module opens: qgc_device_fits). */
   pl->fits = smem > 0;
   if (!pl->fits) return;
   pl->KS = KS;
