@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* Terms one block may have: a term's grid is 2^30 times finer than the
- * last, and f32 spans 2^-149 .. 2^128, so 11 reach every f32 exactly. */
-#define MAX_TERMS 11
+/* Terms one block may have: a term's grid is 2^22 times finer than the
+ * last, and f32 spans 2^-149 .. 2^128, so 13 reach every f32 exactly. */
+#define MAX_TERMS 13
 
 static size_t round64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 
@@ -32,18 +32,13 @@ double qg_xfix_term_portable(const float *x, float *res, int g, int8_t *out, qg_
   int e = 0;
   if (max > 0.0f) {
     frexpf(max, &e); /* max < 2^e */
-    e -= 30;
+    e -= 22;        /* |q| <= 2^22: three digits (cpu_xfix.h) */
   }
-  /* Three digits, exactly, when the residuals allow (cpu_xfix.h). */
-  bool narrow = true;
-  for (int j = 0; j < g && narrow; j++) narrow = rintf(ldexpf(res[j], -(e + 8))) == ldexpf(res[j], -(e + 8));
-  if (narrow) e += 8;
-  t->wide = !narrow;
   t->scale = ldexp(1.0, e);
   memset(t->dsum, 0, sizeof t->dsum);
   double p = 0.0;
   for (int j = 0; j < g; j++) {
-    /* exact: |res 2^-e| <= 2^30; a value that underflows rounds to 0 */
+    /* exact: |res 2^-e| <= 2^22; a value that underflows rounds to 0 */
     float q = rintf(ldexpf(res[j], -e));
     res[j] -= ldexpf(q, e); /* exact: see cpu_xfix.h */
     if (res[j] != 0.0f) {

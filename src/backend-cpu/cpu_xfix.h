@@ -3,8 +3,11 @@
  *
  * A row x[k] (f32: the values the float kernels would use) is cut into the
  * weight's blocks of g. Block b holds x_j = sum_t q_tj 2^e_tb + delta_j,
- * t = 0 .. terms-1, each q an integer |q| <= 2^30 kept as four signed
- * base-256 digits (q = d0 + 2^8 d1 + 2^16 d2 + 2^24 d3, d in [-128, 127]).
+ * t = 0 .. terms-1, each q an integer |q| <= 2^22 kept as four signed
+ * base-256 digits (q = d0 + 2^8 d1 + 2^16 d2 + 2^24 d3, d in [-128, 127];
+ * d3 is always 0, so the kernels skip that plane: 22 bits per term rather
+ * than 30 take a quarter fewer dot products, and the rare block that needs
+ * more gets a further term; v7, bench/NOTES-cpu.md).
  * Term 0 scales the block by its largest element; term t + 1 represents
  * what term t left. For every weight row w, by Cauchy-Schwarz,
  *   |sum_j w_j delta_j| <= sqrt(sum_j (w_j x_j)^2) sqrt(P),
@@ -30,8 +33,6 @@
 typedef struct qg_xfix_term {
   int32_t dsum[4];
   double scale; /* 2^e, a power of two */
-  /* 0: every q fits three digits (digit 3 is 0: the kernel may skip it) */
-  int32_t wide;
 } qg_xfix_term;
 
 typedef struct qg_xfix_block {
@@ -66,13 +67,12 @@ size_t qg_xfix_row_bytes(int64_t k, int g);
  * the block's share of P after it, sum_j (res_j / x_j)^2, with a relative
  * error under QG_XFIX_MARGIN; < 0 when some res_j is not finite (the block
  * then goes to the exact path). Every step is exact in f32: with e chosen
- * so that max |res| < 2^(e+30), res_j 2^-e rounds to an integer q, |q| <=
- * 2^30, and res_j - q 2^e is a multiple of the smaller of ulp(res_j) and
- * 2^e no larger than |res_j|, so an f32 again. When every res_j is an
- * integer multiple of 2^(e+8) (a bf16 x, whose 8-bit mantissas fit), the
- * term takes that scale instead: three digits then hold it exactly, and
- * the kernel skips the fourth plane (a quarter of its dot products) with
- * the same result. The hot part of the quantizer: a level may bring its
+ * so that max |res| < 2^(e+22), res_j 2^-e rounds to an integer q, |q| <=
+ * 2^22, and res_j - q 2^e is a multiple of the smaller of ulp(res_j) and
+ * 2^e no larger than |res_j|, so an f32 again. A bf16 x (8-bit mantissas)
+ * is held exactly by term 0; an f32 x leaves each element a relative
+ * error under 2^-22 times the block's largest over the element, which P
+ * counts. The hot part of the quantizer: a level may bring its
  * own, which must give the same digits, scales and sums and differ in the
  * P share only by rounding. */
 typedef double (*qg_xfix_term_fn)(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t);

@@ -32,11 +32,10 @@ typedef struct blk4 {
   float32x4_t d;        /* the rows' scales */
 } blk4;
 
-AI void block_sums(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const int g, const bool wide,
-                   int32x4_t A[4]) {
+/* Planes 0-2 (a term's fourth digit is 0, |q| <= 2^22: cpu_xfix.h), A_3 = 0. */
+AI void block_sums(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const int g, int32x4_t A[4]) {
   const uint8x16_t three = vdupq_n_u8(3);
   int32x4_t a0 = vdupq_n_s32(-dsum[0]), a1 = vdupq_n_s32(-dsum[1]), a2 = vdupq_n_s32(-dsum[2]);
-  int32x4_t a3 = vdupq_n_s32(-dsum[3]);
   for (int v = 0; v < g / 16; v++) {
     uint8x16_t c = vld1q_u8(B->codes + 16 * v);
     int8x16_t w0 = vreinterpretq_s8_u8(vandq_u8(c, three));
@@ -49,20 +48,8 @@ AI void block_sums(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const
     a0 = vdotq_laneq_s32(a0, w1, x1, 0), a1 = vdotq_laneq_s32(a1, w1, x1, 1), a2 = vdotq_laneq_s32(a2, w1, x1, 2);
     a0 = vdotq_laneq_s32(a0, w2, x2, 0), a1 = vdotq_laneq_s32(a1, w2, x2, 1), a2 = vdotq_laneq_s32(a2, w2, x2, 2);
     a0 = vdotq_laneq_s32(a0, w3, x3, 0), a1 = vdotq_laneq_s32(a1, w3, x3, 1), a2 = vdotq_laneq_s32(a2, w3, x3, 2);
-    if (wide) { /* the fourth digit plane: zero for a narrow term (cpu_xfix.h) */
-      a3 = vdotq_laneq_s32(a3, w0, x0, 3), a3 = vdotq_laneq_s32(a3, w1, x1, 3);
-      a3 = vdotq_laneq_s32(a3, w2, x2, 3), a3 = vdotq_laneq_s32(a3, w3, x3, 3);
-    }
   }
-  A[0] = a0, A[1] = a1, A[2] = a2, A[3] = a3;
-}
-
-/* With the fourth plane or without, as the term needs (two instances). */
-AI void block_sums_any(const blk4 *B, const int8_t *xd, const qg_xfix_term *t, const int g, int32x4_t A[4]) {
-  if (t->wide)
-    block_sums(B, xd, t->dsum, g, true, A);
-  else
-    block_sums(B, xd, t->dsum, g, false, A);
+  A[0] = a0, A[1] = a1, A[2] = a2, A[3] = vdupq_n_s32(0);
 }
 
 typedef struct acc4 {
@@ -98,11 +85,11 @@ AI void row_block(const blk4 *B, const qg_xfix_row *xr, const float *x, int64_t 
     return;
   }
   int32x4_t A[4];
-  block_sums_any(B, xr->digits + 4 * b * g, &bl->t0, g, A);
+  block_sums(B, xr->digits + 4 * b * g, bl->t0.dsum, g, A);
   fold(A, B->d, bl->t0.scale, acc);
   for (int t = 0; t < bl->terms - 1; t++) {
     const qg_xfix_term *e = &xr->extra[bl->first + t];
-    block_sums_any(B, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e, g, A);
+    block_sums(B, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e->dsum, g, A);
     fold(A, B->d, e->scale, acc);
   }
 }

@@ -4,7 +4,8 @@
  * fixed point (cpu_xfix.h), bench/cpu-lab for the measurements.
  *
  * Per group, block and term, in every lane (a weight row):
- *   A_p = sum_j c_j d_pj - sum_j d_pj = sum_j (c_j - 1) d_pj   (p = 0..3)
+ *   A_p = sum_j c_j d_pj - sum_j d_pj = sum_j (c_j - 1) d_pj   (p = 0..2;
+ *   the fourth digit of a term is 0, cpu_xfix.h, so A_3 = 0)
  * exactly in int32 (|A_p| <= 2 * 128 * 128 < 2^15): vpdpbusd multiplies 4
  * unsigned code bytes (0..3) by 4 signed digits broadcast from x, and the
  * accumulators start at minus the digit sums. hi = 256 A_3 + A_2 and lo =
@@ -23,11 +24,11 @@
  * 0.76 vpdpbusd per cycle alone, 0.57 in the kernel's mix;
  * bench/results/cpu-lab-uarch.txt).
  *
- * Per 16 rows x 16 elements (256 weights): 1 load, 1 shift, 4 ands, 16
- * vpdpbusd with broadcast memory operands (12 for a narrow term, whose
- * fourth digit plane is zero: a bf16 x); at 1 vpdpbusd per cycle, 16
- * weights per cycle, 0.07 cycles per weight measured with the weight in
- * L2 (0.0625 the bound).
+ * Per 16 rows x 16 elements (256 weights): 1 load, 1 shift, 4 ands, 12
+ * vpdpbusd with broadcast memory operands (16 before v7, when an f32 x
+ * took four digit planes: bench/NOTES-cpu.md); at 1 vpdpbusd per cycle,
+ * 21 weights per cycle (0.07 cycles per weight measured with four planes,
+ * the weight in L2).
  */
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -63,13 +64,14 @@ AI __m512i load_codes(const grp *G, int v) {
   return _mm512_maskz_loadu_epi32(G->lanes, G->p + 2 * G->rows + 4 * G->rows * v);
 }
 
-/* The four exact sums A_p of one block and term (x digits at xd, their sums
- * in dsum), for one activation row. */
-AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, const bool wide, __m512i A[4]) {
+/* The exact sums A_p of one block and term (x digits at xd, their sums in
+ * dsum), for one activation row: planes 0-2 (a term's fourth digit is 0,
+ * |q| <= 2^22: cpu_xfix.h), A_3 = 0. */
+AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, __m512i A[4]) {
   const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
   __m512i a0 = _mm512_set1_epi32(-dsum[0]), a1 = _mm512_set1_epi32(-dsum[1]);
-  __m512i a2 = _mm512_set1_epi32(-dsum[2]), a3 = _mm512_set1_epi32(-dsum[3]);
-  __m512i e0 = _mm512_setzero_si512(), e1 = e0, e2 = e0, e3 = e0;
+  __m512i a2 = _mm512_set1_epi32(-dsum[2]);
+  __m512i e0 = _mm512_setzero_si512(), e1 = e0, e2 = e0;
 #pragma GCC unroll 2
   for (int v = 0; v < g / 16; v++) {
     __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
@@ -80,22 +82,20 @@ AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const 
     e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24);
     a0 = dot4(a0, w2, x + 32), a1 = dot4(a1, w2, x + 36), a2 = dot4(a2, w2, x + 40);
     e0 = dot4(e0, w3, x + 48), e1 = dot4(e1, w3, x + 52), e2 = dot4(e2, w3, x + 56);
-    if (wide) /* the fourth digit plane: zero for a narrow term */
-      a3 = dot4(a3, w0, x + 12), e3 = dot4(e3, w1, x + 28), a3 = dot4(a3, w2, x + 44), e3 = dot4(e3, w3, x + 60);
   }
   A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
-  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2)), A[3] = _mm512_add_epi32(a3, _mm512_srai_epi32(e3, 2));
+  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2)), A[3] = _mm512_setzero_si512();
 }
 
 /* The same for two activation rows sharing each decoded code vector. */
 AI void block_sums2(const grp *G, const int8_t *xd, const int8_t *yd, const int32_t dx[4], const int32_t dy[4],
-                    const int g, const bool wide, __m512i A[4], __m512i B[4]) {
+                    const int g, __m512i A[4], __m512i B[4]) {
   const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
   __m512i a0 = _mm512_set1_epi32(-dx[0]), a1 = _mm512_set1_epi32(-dx[1]);
-  __m512i a2 = _mm512_set1_epi32(-dx[2]), a3 = _mm512_set1_epi32(-dx[3]);
+  __m512i a2 = _mm512_set1_epi32(-dx[2]);
   __m512i b0 = _mm512_set1_epi32(-dy[0]), b1 = _mm512_set1_epi32(-dy[1]);
-  __m512i b2 = _mm512_set1_epi32(-dy[2]), b3 = _mm512_set1_epi32(-dy[3]);
-  __m512i e0 = _mm512_setzero_si512(), e1 = e0, e2 = e0, e3 = e0, f0 = e0, f1 = e0, f2 = e0, f3 = e0;
+  __m512i b2 = _mm512_set1_epi32(-dy[2]);
+  __m512i e0 = _mm512_setzero_si512(), e1 = e0, e2 = e0, f0 = e0, f1 = e0, f2 = e0;
 #pragma GCC unroll 2
   for (int v = 0; v < g / 16; v++) {
     __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
@@ -110,24 +110,11 @@ AI void block_sums2(const grp *G, const int8_t *xd, const int8_t *yd, const int3
     b0 = dot4(b0, w2, y + 32), b1 = dot4(b1, w2, y + 36), b2 = dot4(b2, w2, y + 40);
     e0 = dot4(e0, w3, x + 48), e1 = dot4(e1, w3, x + 52), e2 = dot4(e2, w3, x + 56);
     f0 = dot4(f0, w3, y + 48), f1 = dot4(f1, w3, y + 52), f2 = dot4(f2, w3, y + 56);
-    if (wide) {
-      a3 = dot4(a3, w0, x + 12), b3 = dot4(b3, w0, y + 12), e3 = dot4(e3, w1, x + 28), f3 = dot4(f3, w1, y + 28);
-      a3 = dot4(a3, w2, x + 44), b3 = dot4(b3, w2, y + 44), e3 = dot4(e3, w3, x + 60), f3 = dot4(f3, w3, y + 60);
-    }
   }
   A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
-  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2)), A[3] = _mm512_add_epi32(a3, _mm512_srai_epi32(e3, 2));
+  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2)), A[3] = _mm512_setzero_si512();
   B[0] = _mm512_add_epi32(b0, _mm512_srai_epi32(f0, 2)), B[1] = _mm512_add_epi32(b1, _mm512_srai_epi32(f1, 2));
-  B[2] = _mm512_add_epi32(b2, _mm512_srai_epi32(f2, 2)), B[3] = _mm512_add_epi32(b3, _mm512_srai_epi32(f3, 2));
-}
-
-/* block_sums with the fourth plane or without, as the term needs: two
- * instances, since a branch per plane in the loop would cost more. */
-AI void block_sums_any(const grp *G, const int8_t *xd, const qg_xfix_term *t, const int g, __m512i A[4]) {
-  if (t->wide)
-    block_sums(G, xd, t->dsum, g, true, A);
-  else
-    block_sums(G, xd, t->dsum, g, false, A);
+  B[2] = _mm512_add_epi32(b2, _mm512_srai_epi32(f2, 2)), B[3] = _mm512_setzero_si512();
 }
 
 /* The group's 16 (or fewer) fp16 scales as f32. */
@@ -147,7 +134,7 @@ AI void extra_terms(const grp *G, const qg_xfix_row *xr, const qg_xfix_block *bl
   for (int t = 0; t < bl->terms - 1; t++) {
     const qg_xfix_term *e = &xr->extra[bl->first + t];
     __m512i A[4];
-    block_sums_any(G, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e, g, A);
+    block_sums(G, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e->dsum, g, A);
     fold(A, d, e->scale, acc);
   }
 }
@@ -179,7 +166,7 @@ AI void row_block(const grp *G, const qg_xfix_row *xr, const float *x, int64_t b
     return;
   }
   __m512i A[4];
-  block_sums_any(G, xr->digits + 4 * b * g, &bl->t0, g, A);
+  block_sums(G, xr->digits + 4 * b * g, bl->t0.dsum, g, A);
   fold(A, d, bl->t0.scale, acc);
   if (__builtin_expect(bl->terms > 1, 0)) extra_terms(G, xr, bl, d, g, acc);
 }
@@ -203,10 +190,7 @@ AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const bool 
     if (pair && __builtin_expect(xr[0].blocks[b].terms == 1 && xr[1].blocks[b].terms == 1, 1)) {
       __m512i A[4], B[4];
       const qg_xfix_term *t0 = &xr[0].blocks[b].t0, *t1 = &xr[1].blocks[b].t0;
-      if (t0->wide || t1->wide)
-        block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, true, A, B);
-      else
-        block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, false, A, B);
+      block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, A, B);
       fold(A, s, xr[0].blocks[b].t0.scale, &a0);
       fold(B, s, xr[1].blocks[b].t0.scale, &a1);
       continue;
@@ -249,20 +233,10 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out,
   int e = 0;
   if (m > 0.0f) {
     frexpf(m, &e); /* m < 2^e */
-    e -= 30;
+    e -= 22;       /* |q| <= 2^22: three digits (cpu_xfix.h) */
   }
-  /* Three digits, exactly, when every residual is a multiple of 2^(e+8)
-   * (cpu_xfix.h); f32 activations fail at the first vector. */
-  const __m512 down8 = _mm512_set1_ps((float)-(e + 8));
-  bool narrow = true;
-  for (int v = 0; v < g / 16 && narrow; v++) {
-    __m512 s = _mm512_scalef_ps(_mm512_loadu_ps(res + 16 * v), down8);
-    narrow = _mm512_cmpneq_ps_mask(s, _mm512_roundscale_ps(s, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)) == 0;
-  }
-  if (narrow) e += 8;
-  t->wide = !narrow;
   t->scale = ldexp(1.0, e);
-  /* x 2^-e by vscalefps: exact, |x 2^-e| <= 2^30 (a value that underflows
+  /* x 2^-e by vscalefps: exact, |x 2^-e| <= 2^22 (a value that underflows
    * rounds to 0 either way); vcvtps2dq rounds to nearest even. */
   const __m512 down = _mm512_set1_ps((float)-e), up = _mm512_set1_ps((float)e);
   __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
@@ -273,7 +247,7 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out,
     __m512 r = _mm512_sub_ps(a, _mm512_scalef_ps(_mm512_cvtepi32_ps(q), up));
     _mm512_storeu_ps(res + 16 * v, r);
     __mmask16 nz = _mm512_cmpneq_ps_mask(r, _mm512_setzero_ps());
-    if (nz) { /* rare in term 0: elements within 2^7 of the block's largest are exact */
+    if (nz) { /* a bf16 x has none in term 0 */
       __m512 xv = _mm512_loadu_ps(x + 16 * v);
       __m512d r0 = _mm512_div_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(r)), _mm512_cvtps_pd(_mm512_castps512_ps256(xv)));
       __m512d r1 = _mm512_div_pd(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(r), 1))),
