@@ -25,6 +25,7 @@
  * the inputs are hard enough to catch that design.
  */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ typedef enum {
   OUTLIERS_EVERYWHERE,
   ZERO_WEIGHTS,
   SAME_CODE,
+  NEAR_FLT_MAX,
   CASES
 } case_kind;
 
@@ -56,10 +58,11 @@ static const char *const case_names[CASES] = {"one large x per block on a zero w
                                              "4 outlier channels at 2000x",
                                              "an outlier of 1e4x every 50 elements",
                                              "zero weights everywhere",
-                                             "one weight value everywhere, x = -1"};
+                                             "one weight value everywhere, x = -1",
+                                             "+-FLT_MAX on zero weights (a term's step rounds up to 2^128)"};
 
 /* Whether the single-int16 model must fail on the case (the control). */
-static const bool int16_breaks[CASES] = {true, true, true, true, false, false, false, false, false};
+static const bool int16_breaks[CASES] = {true, true, true, true, false, false, false, false, false, false};
 
 static int64_t case_k(case_kind c) { return c == ALIGNED_ROUNDING ? 8192 : 4096; }
 
@@ -129,7 +132,8 @@ static void make_case(case_kind c, qgemv_format f, int32_t g, rng *r, weight *w,
       case ALIGNED_ROUNDING: code = one_code(f); break;
       case ZERO_WEIGHTS: code = zero_code(f); break;
       case BIG_MEETS_ZERO:
-      case EXTREME_RANGE: code = j % bg == 0 ? zero_code(f) : some_code(f, r); break;
+      case EXTREME_RANGE:
+      case NEAR_FLT_MAX: code = j % bg == 0 ? zero_code(f) : some_code(f, r); break;
       case TINY_ALONE: code = j % bg == 5 ? one_code(f) : zero_code(f); break;
       case SAME_CODE: code = f == QGEMV_NF4 ? (j % bg == 0 ? 0 : 2) : 3; break;
       default: code = some_code(f, r); break;
@@ -153,6 +157,7 @@ static void make_case(case_kind c, qgemv_format f, int32_t g, rng *r, weight *w,
       case OUTLIER_CHANNELS: v = (j == 17 || j == 300 || j == 1234 || j == 4000) ? 2000.0 * v : v; break;
       case OUTLIERS_EVERYWHERE: v = j % 50 == 7 ? 1e4 * v : v; break;
       case SAME_CODE: v = -1.0; break;
+      case NEAR_FLT_MAX: v = j % bg == 0 ? (j % (2 * bg) ? -FLT_MAX : FLT_MAX) : v; break;
       default: break;
       }
       xt[j] = (float)v;

@@ -39,8 +39,10 @@ double qg_xfix_term_portable(const float *x, float *res, int g, int8_t *out, qg_
   double p = 0.0;
   for (int j = 0; j < g; j++) {
     /* exact: |res 2^-e| <= 2^22; a value that underflows rounds to 0 */
-    float q = rintf(ldexpf(res[j], -e));
-    res[j] -= ldexpf(q, e); /* exact: see cpu_xfix.h */
+    const float s = ldexpf(res[j], -e), q = rintf(s);
+    /* exact (cpu_xfix.h); as (s - q) 2^e, since q 2^e alone overflows
+     * where an element within half a step of 2^128 rounds up to it */
+    if (q != 0.0f) res[j] = ldexpf(s - q, e);
     if (res[j] != 0.0f) {
       double r = (double)res[j] / (double)x[j];
       p += r * r;

@@ -242,9 +242,11 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out,
   __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
   __m512d p2 = _mm512_setzero_pd();
   for (int v = 0; v < g / 16; v++) {
-    __m512 a = _mm512_loadu_ps(res + 16 * v);
-    __m512i q = _mm512_cvtps_epi32(_mm512_scalef_ps(a, down));
-    __m512 r = _mm512_sub_ps(a, _mm512_scalef_ps(_mm512_cvtepi32_ps(q), up));
+    __m512 a = _mm512_loadu_ps(res + 16 * v), sc = _mm512_scalef_ps(a, down);
+    __m512i q = _mm512_cvtps_epi32(sc);
+    /* (x 2^-e - q) 2^e where q != 0, as the portable term (q 2^e alone
+     * overflows next to 2^128) */
+    __m512 r = _mm512_mask_scalef_ps(a, _mm512_test_epi32_mask(q, q), _mm512_sub_ps(sc, _mm512_cvtepi32_ps(q)), up);
     _mm512_storeu_ps(res + 16 * v, r);
     __mmask16 nz = _mm512_cmpneq_ps_mask(r, _mm512_setzero_ps());
     if (nz) { /* a bf16 x has none in term 0 */
