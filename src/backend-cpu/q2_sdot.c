@@ -7,11 +7,12 @@
  * (c_j - 1) d_pj exactly in int32 (SDOT by element: 4 code bytes times the
  * 4 digits of plane p, lane p of the 16 bytes that hold the 4 planes of 4
  * consecutive activations; the accumulators start at minus the digit
- * sums); v = 65536 (256 A_3 + A_2) + 256 A_1 + A_0 with one f32 rounding,
+ * sums); v = 65536 A_2 + 256 A_1 + A_0 with one f32 rounding,
  * v * d another, acc += that * 2^e in f64, y = (float)acc.
  *
  * Per 4 rows x 16 elements (64 weights): 1 load, 4 shift-and pairs (byte
- * shifts: no field crosses a byte), 4 loads of x, 16 SDOT.
+ * shifts: no field crosses a byte), 4 loads of x, 12 SDOT (16 before v7:
+ * the fourth digit plane is 0, cpu_xfix.h).
  */
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -32,8 +33,8 @@ typedef struct blk4 {
   float32x4_t d;        /* the rows' scales */
 } blk4;
 
-/* Planes 0-2 (a term's fourth digit is 0, |q| <= 2^22: cpu_xfix.h), A_3 = 0. */
-AI void block_sums(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const int g, int32x4_t A[4]) {
+/* Planes 0-2 (a term's fourth digit is 0, |q| <= 2^22: cpu_xfix.h). */
+AI void block_sums(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const int g, int32x4_t A[3]) {
   const uint8x16_t three = vdupq_n_u8(3);
   int32x4_t a0 = vdupq_n_s32(-dsum[0]), a1 = vdupq_n_s32(-dsum[1]), a2 = vdupq_n_s32(-dsum[2]);
   for (int v = 0; v < g / 16; v++) {
@@ -49,16 +50,16 @@ AI void block_sums(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const
     a0 = vdotq_laneq_s32(a0, w2, x2, 0), a1 = vdotq_laneq_s32(a1, w2, x2, 1), a2 = vdotq_laneq_s32(a2, w2, x2, 2);
     a0 = vdotq_laneq_s32(a0, w3, x3, 0), a1 = vdotq_laneq_s32(a1, w3, x3, 1), a2 = vdotq_laneq_s32(a2, w3, x3, 2);
   }
-  A[0] = a0, A[1] = a1, A[2] = a2, A[3] = vdupq_n_s32(0);
+  A[0] = a0, A[1] = a1, A[2] = a2;
 }
 
 typedef struct acc4 {
   float64x2_t lo, hi;
 } acc4;
 
-AI void fold(const int32x4_t A[4], float32x4_t d, double scale, acc4 *acc) {
-  int32x4_t hi = vaddq_s32(vshlq_n_s32(A[3], 8), A[2]), lo = vaddq_s32(vshlq_n_s32(A[1], 8), A[0]);
-  float32x4_t v = vfmaq_n_f32(vcvtq_f32_s32(lo), vcvtq_f32_s32(hi), 65536.0f);
+AI void fold(const int32x4_t A[3], float32x4_t d, double scale, acc4 *acc) {
+  int32x4_t lo = vaddq_s32(vshlq_n_s32(A[1], 8), A[0]);
+  float32x4_t v = vfmaq_n_f32(vcvtq_f32_s32(lo), vcvtq_f32_s32(A[2]), 65536.0f);
   float32x4_t vd = vmulq_f32(v, d);
   const float64x2_t s = vdupq_n_f64(scale);
   acc->lo = vfmaq_f64(acc->lo, vcvt_f64_f32(vget_low_f32(vd)), s);
@@ -84,7 +85,7 @@ AI void row_block(const blk4 *B, const qg_xfix_row *xr, const float *x, int64_t 
     exact_block(B, x + b * g, g, acc);
     return;
   }
-  int32x4_t A[4];
+  int32x4_t A[3];
   block_sums(B, xr->digits + 4 * b * g, bl->t0.dsum, g, A);
   fold(A, B->d, bl->t0.scale, acc);
   for (int t = 0; t < bl->terms - 1; t++) {

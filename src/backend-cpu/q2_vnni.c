@@ -5,12 +5,12 @@
  *
  * Per group, block and term, in every lane (a weight row):
  *   A_p = sum_j c_j d_pj - sum_j d_pj = sum_j (c_j - 1) d_pj   (p = 0..2;
- *   the fourth digit of a term is 0, cpu_xfix.h, so A_3 = 0)
+ *   the fourth digit of a term is 0, cpu_xfix.h)
  * exactly in int32 (|A_p| <= 2 * 128 * 128 < 2^15): vpdpbusd multiplies 4
  * unsigned code bytes (0..3) by 4 signed digits broadcast from x, and the
- * accumulators start at minus the digit sums. hi = 256 A_3 + A_2 and lo =
- * 256 A_1 + A_0 are exact int32 (|.| <= 2^23 + 2^15 < 2^24, so exact in
- * f32 too), so v = 65536 hi + lo is
+ * accumulators start at minus the digit sums. A_2 and lo = 256 A_1 + A_0
+ * are exact int32 (|.| <= 2^23 + 2^15 < 2^24, so exact in f32 too), so
+ * v = 65536 A_2 + lo is
  * sum_j (c_j - 1) q_j with one f32 rounding (an FMA of exact operands);
  * v * d (fp16 scale) rounds once more in f32; acc += that * 2^e in f64
  * (exact scaling, one rounding of 2^-53); y = (float)acc. DESIGN.md
@@ -66,8 +66,8 @@ AI __m512i load_codes(const grp *G, int v) {
 
 /* The exact sums A_p of one block and term (x digits at xd, their sums in
  * dsum), for one activation row: planes 0-2 (a term's fourth digit is 0,
- * |q| <= 2^22: cpu_xfix.h), A_3 = 0. */
-AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, __m512i A[4]) {
+ * |q| <= 2^22: cpu_xfix.h). */
+AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, __m512i A[3]) {
   const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
   __m512i a0 = _mm512_set1_epi32(-dsum[0]), a1 = _mm512_set1_epi32(-dsum[1]);
   __m512i a2 = _mm512_set1_epi32(-dsum[2]);
@@ -84,12 +84,12 @@ AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const 
     e0 = dot4(e0, w3, x + 48), e1 = dot4(e1, w3, x + 52), e2 = dot4(e2, w3, x + 56);
   }
   A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
-  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2)), A[3] = _mm512_setzero_si512();
+  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2));
 }
 
 /* The same for two activation rows sharing each decoded code vector. */
 AI void block_sums2(const grp *G, const int8_t *xd, const int8_t *yd, const int32_t dx[4], const int32_t dy[4],
-                    const int g, __m512i A[4], __m512i B[4]) {
+                    const int g, __m512i A[3], __m512i B[3]) {
   const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
   __m512i a0 = _mm512_set1_epi32(-dx[0]), a1 = _mm512_set1_epi32(-dx[1]);
   __m512i a2 = _mm512_set1_epi32(-dx[2]);
@@ -112,19 +112,18 @@ AI void block_sums2(const grp *G, const int8_t *xd, const int8_t *yd, const int3
     f0 = dot4(f0, w3, y + 48), f1 = dot4(f1, w3, y + 52), f2 = dot4(f2, w3, y + 56);
   }
   A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
-  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2)), A[3] = _mm512_setzero_si512();
+  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2));
   B[0] = _mm512_add_epi32(b0, _mm512_srai_epi32(f0, 2)), B[1] = _mm512_add_epi32(b1, _mm512_srai_epi32(f1, 2));
-  B[2] = _mm512_add_epi32(b2, _mm512_srai_epi32(f2, 2)), B[3] = _mm512_setzero_si512();
+  B[2] = _mm512_add_epi32(b2, _mm512_srai_epi32(f2, 2));
 }
 
 /* The group's 16 (or fewer) fp16 scales as f32. */
 AI __m512 scales(const grp *G) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(G->lanes, G->p)); }
 
-/* acc += (65536 hi + lo) * d * scale (header comment). */
-AI void fold(const __m512i A[4], __m512 d, double scale, qg_acc16 *acc) {
-  __m512i hi = _mm512_add_epi32(_mm512_slli_epi32(A[3], 8), A[2]);
+/* acc += (65536 A_2 + lo) * d * scale (header comment). */
+AI void fold(const __m512i A[3], __m512 d, double scale, qg_acc16 *acc) {
   __m512i lo = _mm512_add_epi32(_mm512_slli_epi32(A[1], 8), A[0]);
-  __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(hi), _mm512_set1_ps(65536.0f), _mm512_cvtepi32_ps(lo));
+  __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(A[2]), _mm512_set1_ps(65536.0f), _mm512_cvtepi32_ps(lo));
   qg_acc16_fma(acc, _mm512_mul_ps(v, d), scale);
 }
 
@@ -133,7 +132,7 @@ AI void extra_terms(const grp *G, const qg_xfix_row *xr, const qg_xfix_block *bl
                     qg_acc16 *acc) {
   for (int t = 0; t < bl->terms - 1; t++) {
     const qg_xfix_term *e = &xr->extra[bl->first + t];
-    __m512i A[4];
+    __m512i A[3];
     block_sums(G, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e->dsum, g, A);
     fold(A, d, e->scale, acc);
   }
@@ -165,7 +164,7 @@ AI void row_block(const grp *G, const qg_xfix_row *xr, const float *x, int64_t b
     exact_block(G, x + b * g, d, g, acc);
     return;
   }
-  __m512i A[4];
+  __m512i A[3];
   block_sums(G, xr->digits + 4 * b * g, bl->t0.dsum, g, A);
   fold(A, d, bl->t0.scale, acc);
   if (__builtin_expect(bl->terms > 1, 0)) extra_terms(G, xr, bl, d, g, acc);
@@ -188,7 +187,7 @@ AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const bool 
     qg_prefetch_ahead(G.p, vb);
     __m512 s = scales(&G);
     if (pair && __builtin_expect(xr[0].blocks[b].terms == 1 && xr[1].blocks[b].terms == 1, 1)) {
-      __m512i A[4], B[4];
+      __m512i A[3], B[3];
       const qg_xfix_term *t0 = &xr[0].blocks[b].t0, *t1 = &xr[1].blocks[b].t0;
       block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, A, B);
       fold(A, s, xr[0].blocks[b].t0.scale, &a0);
