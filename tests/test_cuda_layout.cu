@@ -740,6 +740,19 @@ START_TEST(test_plan) {
           ck_assert_int_eq(qgc_make_plan(&c.L, &a, *dev).KS, pl.KS);
           if (dev == &kH200 && m == 1 && s[0] == 28672) ck_assert_int_eq(pl.kc.t, 2);
           if (dev == &kH200 && m == 1 && s[0] == 28672 && xt == QGEMV_F32) ck_assert_int_eq(pl.kc.bs, 1);
+          /* 1792 tiles at KS 2: 16 warps make 112 CTAs on 132 SMs; NF4 at
+           * m = 1 takes 14 (128 CTAs), Q2_0 keeps 16 (v8) */
+          if (dev == &kH200 && m == 1 && s[0] == 28672)
+            ck_assert_msg(pl.kc.block == (F.f == QGEMV_NF4 ? 448u : 512u) && pl.kc.grid == (F.f == QGEMV_NF4 ? 128u : 112u),
+                          "%s 28672x8192 m=1: %u threads, %u CTAs", F.name, pl.kc.block, pl.kc.grid);
+          /* 12 warps at KS 4 made more than one wave of CTAs: never taken */
+          if (dev == &kH200 && pl.KS == 4) ck_assert_msg(pl.kc.block != 384u, "%s %lldx%lld m=%lld: 12 warps at KS 4",
+                                                         F.name, (long long)s[0], (long long)s[1], (long long)m);
+          /* B per CTA with 14 warps and at most 4 phases before 16 warps
+           * with more phases or B per warp (v8) */
+          if (dev == &kH200 && m == 16 && s[0] == 28672 && F.f == QGEMV_Q2_0)
+            ck_assert_msg(pl.kc.bs && pl.phases <= 4 && pl.kc.block == 448, "%s 28672x8192 m=16: bs %d, %d phases, %u threads",
+                          F.name, pl.kc.bs, pl.phases, pl.kc.block);
           if (dev == &kH200 && m == 1 && s[1] == 28672 && xt == QGEMV_F32)
             ck_assert_msg(pl.kc.bs && pl.kc.block == 512 && pl.phases == 2,
                           "%s 8192x28672 f32 m=1: 16 warps, B in 2 phases (got %u threads, %d phases)", F.name,
@@ -792,6 +805,8 @@ START_TEST(test_plan_tune) {
       {{0, 0, 0, 0, 0, QGC_X_INT}, true},
       {{2, 1, QGC_B_CTA, 0, 0, QGC_X_INT}, false},
       {{0, 0, 0, 0, 0, QGC_X_DIRECT}, true},
+      {{2, 0, 0, 14, 0, 0}, false}, /* warps that are no power of two: 7 row groups */
+      {{4, 0, 0, 14, 0, 0}, false}, /* taken down to 12, a multiple of the k-split */
   };
   for (const Tune &tu : tunes) {
     qgc_device_facts dev = kH200;
@@ -820,7 +835,7 @@ START_TEST(test_plan_tune) {
           if (tu.t.ks) ck_assert_int_eq(pl.KS, tu.t.ks);
           if (tu.t.t) ck_assert_int_eq(pl.kc.t, tu.t.t);
           if (tu.t.b) ck_assert_int_eq(pl.kc.bs, tu.t.b == QGC_B_CTA);
-          if (tu.t.w) ck_assert_int_eq((int)pl.kc.block, 32 * tu.t.w);
+          if (tu.t.w) ck_assert_int_eq((int)pl.kc.block, 32 * (tu.t.w - tu.t.w % pl.KS));
           if (tu.t.phases) ck_assert_int_eq(pl.phases, tu.t.phases);
           if (F.f != QGEMV_NF4 && xt == QGEMV_BF16)
             ck_assert_int_eq(pl.kc.xm, tu.t.x == QGC_X_INT && i4_fits ? kI4 : kDirect);

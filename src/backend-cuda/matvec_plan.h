@@ -129,6 +129,12 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   const qgc_plan_tune &tu = d.tune;
   const bool norm = a->gamma != nullptr, plain_bf16 = a->x_dtype == QGEMV_BF16 && !norm;
   const int KS = tu.ks ? tu.ks : qgc_pick_ks<L>(Lw, d);
+  /* The warps per CTA after the most, at KS 2 only: one row group fewer
+   * (14). At KS 4 the same rule (12 warps) made batched launches 1.6-2x
+   * slower on the H200 (8192 x 28672 NF4 bf16 m = 8 118 -> 205 us, 14336 x
+   * 4096 Q2_0 bf16 m = 16 22 -> 38-45: 1.1-1.3 waves of CTAs instead of
+   * one; bench/NOTES.md v8). */
+  const int wfill = KS == 2 ? kMaxWarps - KS : 0;
   /* Q2_0 bf16 x: direct bf16 mma, or the integer mma on int8 digits of x
    * (QGEMV_CUDA_PLAN x=int, where it fits every m; x=auto, also only where
    * the weight has 3.5 tiles per SM or more: on the H200 at m = 1 it was
@@ -203,15 +209,47 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     }
     /* Phases: 1, 2, 4, ... up to one chunk of each slice per phase. */
     const int maxr = (Lw->nch + KS - 1) / KS;
-    for (int i = 0; i < nc && smem == 0 && KS <= Lw->nch; i++)
-      for (int w = kMaxWarps; w >= KS && smem == 0; w /= 2)
-        for (int r = c[i].phased && tu.phases ? tu.phases : 1;
-             r <= (c[i].phased ? (tu.phases ? tu.phases : maxr) : 1) && r <= maxr && smem == 0;
-             r = r < maxr && 2 * r > maxr ? maxr : 2 * r) {
-          if ((tu.w && w != tu.w) || (c[i].w16 && w != kMaxWarps) || (c[i].maxr && r > c[i].maxr)) continue;
-          if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, c[i].bs != 0, w, c[i].t, ng, ncols, KS, r, xm)) > 0)
-            W = w, phases = r, t = c[i].t, bs = c[i].bs;
+    const auto next_r = [&](int r) { return r < maxr && 2 * r > maxr ? maxr : 2 * r; };
+    const auto fit = [&](const qgc_cand &cd, int w, int r) {
+      if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, cd.bs != 0, w, cd.t, ng, ncols, KS, r, xm)) > 0)
+        W = w, phases = r, t = cd.t, bs = cd.bs;
+      return smem > 0;
+    };
+    for (int i = 0; i < nc && smem == 0 && KS <= Lw->nch; i++) {
+      const qgc_cand &cd = c[i];
+      const int r0 = cd.phased && tu.phases ? tu.phases : 1;
+      const int rtop = cd.phased ? (tu.phases ? tu.phases : maxr) : 1, rcap = cd.maxr ? cd.maxr : rtop;
+      /* B per CTA: first the most warps or wfill with at most 4 phases,
+       * since a ring of 2 warps less that leaves room for fewer phases is
+       * faster (H200, 28672 x 8192, KS 2, W 16 / 8 phases against W 14 /
+       * 4: Q2_0 g64 f32 m = 8 172 -> 146 us, g128 f32 m = 16 323 -> 286;
+       * B per warp at W 16 against per CTA at W 14, 4 phases: Q2_0 g64
+       * bf16 m = 16 87 -> 72; bench/NOTES.md v8). */
+      if (cd.bs && !tu.w)
+        for (int w : {kMaxWarps, wfill})
+          for (int r = r0; w >= KS && r <= rtop && r <= rcap && r <= maxr && r <= 4 && smem == 0; r = next_r(r))
+            fit(cd, w, r);
+      for (int w = tu.w ? tu.w - tu.w % KS : kMaxWarps; w >= KS && smem == 0; w = tu.w ? 0 : w / 2)
+        for (int r = r0; r <= rtop && r <= maxr && smem == 0; r = next_r(r)) {
+          if ((cd.w16 && w != (tu.w ? tu.w - tu.w % KS : kMaxWarps)) || r > rcap) continue;
+          fit(cd, w, r);
         }
+    }
+    /* NF4, one activation row: wfill warps where that puts CTAs on more
+     * SMs in one wave. NF4's kernel is held by each SM's shared-memory
+     * pipe (the table), so spreading its work over more SMs gains where
+     * Q2_0's, held by each warp's latency, does not (H200, 28672 x 8192,
+     * KS 2: 112 CTAs of 16 warps or 128 of 14; NF4 bf16 61.1 -> 58.5 us,
+     * f32 61.8 -> 59.7; Q2_0 g128 within 1%, g64 f32 41.0 -> 43.5;
+     * bench/NOTES.md v8). */
+    if (Fmt<L>::kNF4 && one && smem && W == kMaxWarps && wfill && !tu.w) {
+      const int64_t groups = (Lw->ntiles + t - 1) / t, gw = W / KS, gf = wfill / KS;
+      const int64_t units_w = (groups + gw - 1) / gw, units_f = (groups + gf - 1) / gf;
+      const size_t sf = units_f > units_w && units_f <= d.sms
+                            ? qgc_fit<L>(Lw->k, Lw->nch, d, bs != 0, wfill, t, ng, ncols, KS, phases, xm)
+                            : 0;
+      if (sf) W = wfill, smem = sf;
+    }
   }
   /* Without an override the last candidate, B per warp with T = 1 and W =
    * KS, fits one column group by the choice of KS (and W = KS = 1 on every

@@ -21,7 +21,8 @@ typedef struct qgc_plan_tune {
   int ks;     /* k-split: 1, 2, 4, 8, 16 (changes the summation order, so the bits) */
   int t;      /* tiles per warp: 1, 2 */
   int b;      /* activations (B) per CTA or per warp: QGC_B_CTA, QGC_B_WARP */
-  int w;      /* warps per CTA: a power of two, KS to 16 */
+  int w;      /* warps per CTA: 1 to 16, taken down to a multiple of the
+               * k-split (each row group takes one warp per slice) */
   int phases; /* B per CTA staged in this many phases (1 = all of k) */
   int x;      /* Q2_0 with bf16 x, no norm: bf16 mma (QGC_X_DIRECT), the
                * integer mma on int8 digits of x (QGC_X_INT) wherever it
