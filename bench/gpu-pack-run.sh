@@ -73,17 +73,28 @@ phase_bench() {
 # memcheck and racecheck of test_cuda_backend with the module that
 # QGEMV_PLUGIN_PATH finds; $1 names that module in the log.
 sanitize_suite() {
-  local cs rc=0 tool extra
+  local cs rc=0 tool extra st f
   cs=$(find_tool compute-sanitizer)
   [ -n "$cs" ] || { echo "compute-sanitizer not found"; return 1; }
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool test_cuda_backend, $1 (QGEMV_TEST_QUICK=1)"
     extra=""; [ "$tool" = memcheck ] && extra="--report-api-errors no" # the NO_MEMORY test fails cudaMalloc on purpose
+    f=$(mktemp)
     # racecheck of the phased launches (16 warps, B in 2 phases at m = 1)
     # ran past 150 s on the H200 (2026-12-01): 420 s for it, 150 for memcheck
     QGEMV_TEST_QUICK=1 CK_FORK=no timeout "$([ "$tool" = racecheck ] && echo 420 || echo 150)" "$cs" --tool "$tool" $extra \
-      --error-exitcode 3 "$here/test_cuda_backend" ||
-      rc=1
+      --error-exitcode 3 "$here/test_cuda_backend" 2>&1 | tee "$f"
+    st=${PIPESTATUS[0]}
+    # racecheck exits non-zero for warnings too (the TMA ring's 533 since
+    # v4, bench/NOTES.md v5): a run that the time limit did not stop, whose
+    # summary counts 0 errors and whose suite passed, is a pass
+    if [ "$st" -ne 0 ] && [ "$tool" = racecheck ] && [ "$st" -ne 124 ] && [ "$st" -ne 137 ] &&
+      grep -q "RACECHECK SUMMARY: .*(0 errors" "$f" && grep -q "Failures: 0, Errors: 0" "$f"; then
+      echo "== racecheck exited $st with 0 errors (warnings only): passed"
+      st=0
+    fi
+    [ "$st" -eq 0 ] || rc=1
+    rm -f "$f"
   done
   return $rc
 }
