@@ -848,51 +848,62 @@ END_TEST
 
 /* Batched rows are bit-identical to m = 1 on each row, for m past one
  * launch and every activation mode. */
+/* Every row of one batched call (n = 45, m = 19) against an m = 1 call
+ * on that row, bit for bit, on device facts dev (format _i, x dtype xt & 1). */
+static void check_batched_rows(int _i, int xt, int norm, const qgc_device_facts &dev, int64_t k0) {
+  const int64_t n = 45, k = tu_whole_blocks(_i, k0), m = 19;
+  const Format F = format_at(_i);
+  Case c = {_i, n, k, m, (qgemv_dtype)(xt & 1), QGEMV_F32, norm != 0, QGEMV_BF16, &dev, DIST_NORMAL};
+  const std::vector<uint8_t> all = run_case(c, 7);
+  rng r = {7};
+  tu_weight w;
+  tu_weight_make(&r, c.dist, F.f, F.group, n, k, &w);
+  std::vector<float> xf((size_t)(m * k)), gf((size_t)k);
+  fill_random(&r, c.dist, xf.data(), xf.size());
+  for (auto &g : gf) g = (float)(0.5 + rng_uniform(&r));
+  HostLayout h;
+  make_layout(w.desc, F.id, h);
+  void *x = tu_convert(xf.data(), xf.size(), c.xt);
+  void *gamma = norm ? tu_convert(gf.data(), gf.size(), c.gt) : nullptr;
+  for (int64_t row = 0; row < m; row++) {
+    std::vector<float> y((size_t)n);
+    qg_matvec_args a = {};
+    a.layout = &h.L;
+    a.n = n;
+    a.k = k;
+    a.layout_id = F.id;
+    a.m = 1;
+    a.x = static_cast<const char *>(x) + (size_t)(row * k) * tu_dtype_size(c.xt);
+    a.x_dtype = c.xt;
+    a.y = y.data();
+    a.y_dtype = QGEMV_F32;
+    a.gamma = gamma;
+    a.gamma_dtype = c.gt;
+    a.eps = 1e-5f;
+    emulate_matvec(h, a, dev);
+    ck_assert_msg(memcmp(y.data(), all.data() + (size_t)(row * n) * 4, (size_t)n * 4) == 0,
+                  "row %lld of the batched call differs from m = 1 (format %d, x %d, norm %d)", (long long)row, _i,
+                  xt, norm);
+  }
+  free(x);
+  free(gamma);
+  tu_weight_free(&w);
+}
+
 START_TEST(test_batched_rows) {
   const int wide_before = b3_wide_launches;
   for (int xt = 0; xt < 3; xt++)
     for (int norm = 0; norm < 2; norm++) {
       /* xt 2: bf16 x on the integer mma (Q2_0) */
-      const qgc_device_facts &dev = xt == 2 ? kH200Int : kH200;
       if (xt == 2 && (norm || format_at(_i).f == QGEMV_NF4)) continue;
-      const int64_t n = 45, k = tu_whole_blocks(_i, 384), m = 19;
-      const Format F = format_at(_i);
-      Case c = {_i, n, k, m, (qgemv_dtype)(xt & 1), QGEMV_F32, norm != 0, QGEMV_BF16, &dev, DIST_NORMAL};
-      const std::vector<uint8_t> all = run_case(c, 7);
-      rng r = {7};
-      tu_weight w;
-      tu_weight_make(&r, c.dist, F.f, F.group, n, k, &w);
-      std::vector<float> xf((size_t)(m * k)), gf((size_t)k);
-      fill_random(&r, c.dist, xf.data(), xf.size());
-      for (auto &g : gf) g = (float)(0.5 + rng_uniform(&r));
-      HostLayout h;
-      make_layout(w.desc, F.id, h);
-      void *x = tu_convert(xf.data(), xf.size(), c.xt);
-      void *gamma = norm ? tu_convert(gf.data(), gf.size(), c.gt) : nullptr;
-      for (int64_t row = 0; row < m; row++) {
-        std::vector<float> y((size_t)n);
-        qg_matvec_args a = {};
-        a.layout = &h.L;
-        a.n = n;
-        a.k = k;
-        a.layout_id = F.id;
-        a.m = 1;
-        a.x = static_cast<const char *>(x) + (size_t)(row * k) * tu_dtype_size(c.xt);
-        a.x_dtype = c.xt;
-        a.y = y.data();
-        a.y_dtype = QGEMV_F32;
-        a.gamma = gamma;
-        a.gamma_dtype = c.gt;
-        a.eps = 1e-5f;
-        emulate_matvec(h, a, dev);
-        ck_assert_msg(memcmp(y.data(), all.data() + (size_t)(row * n) * 4, (size_t)n * 4) == 0,
-                      "row %lld of the batched call differs from m = 1 (format %d, x %d, norm %d)", (long long)row, _i,
-                      xt, norm);
-      }
-      free(x);
-      free(gamma);
-      tu_weight_free(&w);
+      check_batched_rows(_i, xt, norm, xt == 2 ? kH200Int : kH200, 384);
     }
+  /* Warp counts that are no power of two: w=14 takes 14 warps at the
+   * k-split 2 of Q2_0 here (7 row groups; the plan's own choice at KS 2
+   * since v8) and 12 at NF4's 4 (3 row groups) */
+  qgc_device_facts w14 = kH200;
+  w14.tune.w = 14;
+  for (int xt = 0; xt < 2; xt++) check_batched_rows(_i, xt, 0, w14, 1024);
   if (format_at(_i).f == QGEMV_Q2_0 && format_at(_i).group == 128) /* f32 x: three terms, ten rows per launch */
     ck_assert_msg(b3_wide_launches > wide_before, "no launch of three bf16 terms took 32 columns");
 }
