@@ -99,6 +99,12 @@ bool qgc_i4_fits(const qgc_layout *Lw, const qgc_device_facts &d, int KS) {
   return KS <= Lw->nch && qgc_fit<L>(Lw->k, Lw->nch, d, true, KS, 1, ng, 8 * ng, KS, maxr, qgc::kI4) > 0;
 }
 
+/* Units of a geometry: row groups of T tiles, G of them per unit. */
+inline int64_t qgc_units(int64_t ntiles, int T, int G) {
+  const int64_t groups = (ntiles + T - 1) / T;
+  return (groups + G - 1) / G;
+}
+
 /* A candidate geometry: tiles per warp, B per CTA, and whether B may be
  * staged in phases (else all of k or not at all); maxr, w16: at most that
  * many phases, only with 16 warps (0: no limit). */
@@ -135,6 +141,8 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
    * 4096 Q2_0 bf16 m = 16 22 -> 38-45: 1.1-1.3 waves of CTAs instead of
    * one; bench/NOTES.md v8). */
   const int wfill = KS == 2 ? kMaxWarps - KS : 0;
+  /* QGEMV_CUDA_PLAN's warps, taken down to a multiple of KS (0: none) */
+  const int wtune = tu.w - tu.w % KS;
   /* Q2_0 bf16 x: direct bf16 mma, or the integer mma on int8 digits of x
    * (QGEMV_CUDA_PLAN x=int, where it fits every m; x=auto, also only where
    * the weight has 3.5 tiles per SM or more: on the H200 at m = 1 it was
@@ -229,9 +237,9 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
         for (int w : {kMaxWarps, wfill})
           for (int r = r0; w >= KS && r <= rtop && r <= rcap && r <= maxr && r <= 4 && smem == 0; r = next_r(r))
             fit(cd, w, r);
-      for (int w = tu.w ? tu.w - tu.w % KS : kMaxWarps; w >= KS && smem == 0; w = tu.w ? 0 : w / 2)
+      for (int w = tu.w ? wtune : kMaxWarps; w >= KS && smem == 0; w = tu.w ? 0 : w / 2)
         for (int r = r0; r <= rtop && r <= maxr && smem == 0; r = next_r(r)) {
-          if ((cd.w16 && w != (tu.w ? tu.w - tu.w % KS : kMaxWarps)) || r > rcap) continue;
+          if ((cd.w16 && w != (tu.w ? wtune : kMaxWarps)) || r > rcap) continue;
           fit(cd, w, r);
         }
     }
@@ -243,8 +251,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
      * f32 61.8 -> 59.7; Q2_0 g128 within 1%, g64 f32 41.0 -> 43.5;
      * bench/NOTES.md v8). */
     if (Fmt<L>::kNF4 && one && smem && W == kMaxWarps && wfill && !tu.w) {
-      const int64_t groups = (Lw->ntiles + t - 1) / t, gw = W / KS, gf = wfill / KS;
-      const int64_t units_w = (groups + gw - 1) / gw, units_f = (groups + gf - 1) / gf;
+      const int64_t units_w = qgc_units(Lw->ntiles, t, W / KS), units_f = qgc_units(Lw->ntiles, t, wfill / KS);
       const size_t sf = units_f > units_w && units_f <= d.sms
                             ? qgc_fit<L>(Lw->k, Lw->nch, d, bs != 0, wfill, t, ng, ncols, KS, phases, xm)
                             : 0;
@@ -260,7 +267,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   pl->G = W / KS;
   pl->T = t;
   pl->phases = phases;
-  const int64_t groups = (Lw->ntiles + t - 1) / t, units = (groups + pl->G - 1) / pl->G;
+  const int64_t groups = (Lw->ntiles + t - 1) / t, units = qgc_units(Lw->ntiles, t, pl->G);
   size_t occ = (size_t)(65536 / (128 * 32 * W));
   const size_t by_smem = d.smem_per_sm / (smem + qgc_static_smem<L>() + 1024);
   if (by_smem < occ) occ = by_smem;
