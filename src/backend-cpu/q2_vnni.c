@@ -238,7 +238,7 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out,
   /* x 2^-e by vscalefps: exact, |x 2^-e| <= 2^22 (a value that underflows
    * rounds to 0 either way); vcvtps2dq rounds to nearest even. */
   const __m512 down = _mm512_set1_ps((float)-e), up = _mm512_set1_ps((float)e);
-  __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+  __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0;
   __m512d p2 = _mm512_setzero_pd();
   for (int v = 0; v < g / 16; v++) {
     __m512 a = _mm512_loadu_ps(res + 16 * v), sc = _mm512_scalef_ps(a, down);
@@ -258,18 +258,15 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out,
       p2 = _mm512_fmadd_pd(r0, r0, p2);
       p2 = _mm512_fmadd_pd(r1, r1, p2);
     }
-    /* four signed low bytes, narrowed and put in the digit layout by a
-     * 4 x 4 dword transpose */
+    /* three signed low bytes (|q| <= 2^22 leaves the fourth 0), narrowed
+     * and put in the digit layout by a 4 x 4 dword transpose */
     __m512i d0 = _mm512_srai_epi32(_mm512_slli_epi32(q, 24), 24);
     __m512i q1 = _mm512_srai_epi32(_mm512_sub_epi32(q, d0), 8);
     __m512i d1 = _mm512_srai_epi32(_mm512_slli_epi32(q1, 24), 24);
-    __m512i q2 = _mm512_srai_epi32(_mm512_sub_epi32(q1, d1), 8);
-    __m512i d2 = _mm512_srai_epi32(_mm512_slli_epi32(q2, 24), 24);
-    __m512i d3 = _mm512_srai_epi32(_mm512_sub_epi32(q2, d2), 8);
-    s0 = _mm512_add_epi32(s0, d0), s1 = _mm512_add_epi32(s1, d1);
-    s2 = _mm512_add_epi32(s2, d2), s3 = _mm512_add_epi32(s3, d3);
+    __m512i d2 = _mm512_srai_epi32(_mm512_sub_epi32(q1, d1), 8); /* |d2| <= 64 */
+    s0 = _mm512_add_epi32(s0, d0), s1 = _mm512_add_epi32(s1, d1), s2 = _mm512_add_epi32(s2, d2);
     __m128i b0 = _mm512_cvtepi32_epi8(d0), b1 = _mm512_cvtepi32_epi8(d1);
-    __m128i b2 = _mm512_cvtepi32_epi8(d2), b3 = _mm512_cvtepi32_epi8(d3);
+    __m128i b2 = _mm512_cvtepi32_epi8(d2), b3 = _mm_setzero_si128();
     __m128i t01l = _mm_unpacklo_epi32(b0, b1), t01h = _mm_unpackhi_epi32(b0, b1);
     __m128i t23l = _mm_unpacklo_epi32(b2, b3), t23h = _mm_unpackhi_epi32(b2, b3);
     int8_t *o = out + 64 * v;
@@ -281,7 +278,7 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out,
   t->dsum[0] = _mm512_reduce_add_epi32(s0);
   t->dsum[1] = _mm512_reduce_add_epi32(s1);
   t->dsum[2] = _mm512_reduce_add_epi32(s2);
-  t->dsum[3] = _mm512_reduce_add_epi32(s3);
+  t->dsum[3] = 0;
   return _mm512_reduce_add_pd(p2);
 }
 
