@@ -83,25 +83,30 @@ QGC_HD void nf4_frag2(const uint2 *lut, uint32_t lane8, const uint4 &u, uint32_t
 
 /* Pair I (0..7) of a Q2_0 word as bf16x2 (code - 1). Magic 128: the 7
  * mantissa bits take bit pairs 0..2; pairs 3..5 after a shift by 6, pairs
- * 6..7 after a shift by 12. */
+ * 6..7 after a shift by 12. magic: kQ2Magic, which the kernels pass from
+ * their parameters (Params::q2_magic): as a compile-time constant, ptxas
+ * splits (v & mask) | magic into two LOP3 with an immediate each (both
+ * operands constant), a third of Q2_0's instructions (bench/NOTES.md v9);
+ * with magic in a register it is one. */
+constexpr uint32_t kQ2Magic = 0x43004300u;
 template <int I>
-QGC_HD uint32_t q2_pair_bf16(uint32_t w) {
+QGC_HD uint32_t q2_pair_bf16(uint32_t w, uint32_t magic) {
   constexpr int P = I % 3;
   constexpr uint32_t kMask = 0x00030003u << (2 * P);
   constexpr uint32_t kMul[3] = {0x3f803f80u, 0x3e803e80u, 0x3d803d80u};
   constexpr uint32_t kAdd[3] = {0xc301c301u, 0xc204c204u, 0xc110c110u};
   const uint32_t v = w >> (6 * (I / 3));
-  return hfma2_bf16((v & kMask) | 0x43004300u, kMul[P], kAdd[P]);
+  return hfma2_bf16((v & kMask) | magic, kMul[P], kAdd[P]);
 }
 
 /* The A fragment of step S of one Q2_0 block from the words of rows g, g+8
  * (bf16: the kernels pair Q2_0 with bf16 B only). */
 template <int S>
-QGC_HD void q2_frag(uint32_t wg, uint32_t wh, uint32_t (&a)[4]) {
-  a[0] = q2_pair_bf16<2 * S>(wg);
-  a[1] = q2_pair_bf16<2 * S>(wh);
-  a[2] = q2_pair_bf16<2 * S + 1>(wg);
-  a[3] = q2_pair_bf16<2 * S + 1>(wh);
+QGC_HD void q2_frag(uint32_t wg, uint32_t wh, uint32_t (&a)[4], uint32_t magic = kQ2Magic) {
+  a[0] = q2_pair_bf16<2 * S>(wg, magic);
+  a[1] = q2_pair_bf16<2 * S>(wh, magic);
+  a[2] = q2_pair_bf16<2 * S + 1>(wg, magic);
+  a[3] = q2_pair_bf16<2 * S + 1>(wh, magic);
 }
 
 }  // namespace qgc

@@ -70,7 +70,7 @@ __host__ __device__ constexpr bool warp_b_ok(int xm, int NG) { return xm != kI4 
 constexpr int kStages = 2;      /* ring slots per warp (deeper rings were slower) */
 constexpr int kMaxWarps = 16;   /* per CTA: 512 threads at 128 registers */
 constexpr int kMaxThreads = 32 * kMaxWarps;
-constexpr int kLutBytes = kLutEntries * 8; /* NF4 table, static shared memory */
+constexpr int kLutBytes = kLutEntries * 8; /* NF4 table, at the end of the dynamic shared memory */
 
 /* What the kernels know of a layout (L: a qg_layout_id). A layout without
  * a specialisation has no kernels here: the module refuses its weights
@@ -126,6 +126,7 @@ struct Params {
   int m, ncols;       /* activation rows, B columns (m x splits) */
   int x_bf16, x_vec, g_bf16, g_vec, y_bf16;
   float eps, inv_k;
+  uint32_t q2_magic;  /* kQ2Magic, kept out of ptxas's sight (q2_pair_bf16) */
 };
 
 /* Chunks per slice and phase; scale blocks the staged B buffer holds (all
@@ -146,9 +147,12 @@ __host__ __device__ inline int b_scale_blocks(int64_t k, int BK, int NEB, int nc
  *         words (kI4: [b][col][t][4], bytes), 2^e [block][col], norm block
  *         sums [block][col] (kI4: the negated digit sums, int), slice sums
  *         [slice][col]; kI4: the flagged blocks [block][activation (8)]
- * The NF4 table is static shared memory (kLutBytes). */
+ *   lut   (NF4) the table, kLutBytes: in the dynamic shared memory, whose
+ *         base ptxas keeps in a uniform register, so that a lookup's
+ *         address is one register plus that (static: 126 -> 110 warp
+ *         instructions per 16 x 64 tile-block, bench/NOTES.md v9) */
 struct SmemPlan {
-  int bars, ring, comb, sbB, sbP, sbQ, sbS, sbF, total;
+  int bars, ring, comb, sbB, sbP, sbQ, sbS, sbF, lut, total;
 };
 __host__ __device__ constexpr int round_up(int v, int a) { return (v + a - 1) / a * a; }
 __host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int NG, int neb, int ncols, int KS,
@@ -180,8 +184,11 @@ template <int L>
 __host__ __device__ inline SmemPlan smem_plan_of(bool bs, int W, int T, int NG, int64_t k, int nch, int ncols, int KS,
                                                  int phases, int xm) {
   using F = Fmt<L>;
-  return smem_plan(F::CH, F::QB, W, T, NG, bs ? b_scale_blocks(k, F::BK, F::NEB, nch, KS, phases) : 0, ncols, KS,
-                   xm == kI4);
+  SmemPlan p = smem_plan(F::CH, F::QB, W, T, NG, bs ? b_scale_blocks(k, F::BK, F::NEB, nch, KS, phases) : 0, ncols,
+                         KS, xm == kI4);
+  p.lut = round_up(p.total, 128);
+  if (F::kNF4) p.total = p.lut + kLutBytes;
+  return p;
 }
 
 /* B words of one 64-block and column in the staged buffer (BS = 1), and
@@ -236,7 +243,7 @@ struct WarpCtx {
                 "NF4 takes fp16 B (S1, S2), Q2_0 bf16 B (direct, B3) or digits (I4)");
   static_assert(BS || warp_b_ok(XM, NG), "B per CTA only (the digits; 32 columns)");
   int lane, g, t;
-  uint32_t lane8;
+  uint32_t lane8, q2m;
   const uint2 *lut;
   char *sbB;
   const float *sbP;
@@ -445,10 +452,10 @@ QGC_UNROLL
         if (s == 2) nf4_frag2<2>(lut, lane8, u, a, a2);
         if (s == 3) nf4_frag2<3>(lut, lane8, u, a, a2);
       } else {
-        if (s == 0) q2_frag<0>(wg, wh, a);
-        if (s == 1) q2_frag<1>(wg, wh, a);
-        if (s == 2) q2_frag<2>(wg, wh, a);
-        if (s == 3) q2_frag<3>(wg, wh, a);
+        if (s == 0) q2_frag<0>(wg, wh, a, q2m);
+        if (s == 1) q2_frag<1>(wg, wh, a, q2m);
+        if (s == 2) q2_frag<2>(wg, wh, a, q2m);
+        if (s == 3) q2_frag<3>(wg, wh, a, q2m);
       }
 QGC_UNROLL
       for (int G = 0; G < NG; ++G) {
@@ -730,14 +737,23 @@ __global__ void __launch_bounds__(kMaxThreads, 1) matvec_kernel(const Params p) 
   cx.g = cx.lane >> 2;
   cx.t = cx.lane & 3;
   cx.lane8 = 8u * (cx.lane & 15);
+  cx.q2m = p.q2_magic;
   cx.lut = nullptr;
   cx.sbB = smem + sp.sbB;
   cx.sbP = reinterpret_cast<const float *>(smem + sp.sbP);
   cx.sbN = reinterpret_cast<const int *>(smem + sp.sbQ);
   cx.sbF = reinterpret_cast<const uint8_t *>(smem + sp.sbF);
   if constexpr (F::kNF4) {
-    __shared__ uint2 lut_s[kLutEntries];
-    for (int i = threadIdx.x; i < kLutEntries; i += blockDim.x) lut_s[i] = nf4_lut_entry(i >> 4);
+    /* One thread per entry: its 16 copies by 16-byte stores, each thread
+     * starting at another pair of copies so that a warp's stores hit every
+     * bank (computing every copy took 6% of NF4's warp time, v9). */
+    uint2 *lut_s = reinterpret_cast<uint2 *>(smem + sp.lut);
+    for (int v = threadIdx.x; v < 256; v += blockDim.x) {
+      const uint2 e = nf4_lut_entry(v);
+      uint4 *dst = reinterpret_cast<uint4 *>(lut_s + 16 * v);
+QGC_UNROLL
+      for (int c = 0; c < 8; ++c) dst[(c + v) & 7] = make_uint4(e.x, e.y, e.x, e.y);
+    }
     cx.lut = lut_s;
   }
   const uint32_t bars = smem_addr(smem + sp.bars) + w * S * 8;

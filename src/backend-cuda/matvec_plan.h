@@ -53,19 +53,13 @@ struct qgc_plan {
   bool fits;              /* false only where QGEMV_CUDA_PLAN asks for what cannot run */
 };
 
-/* Static shared memory of a layout's kernels (the NF4 table). */
-template <int L>
-constexpr size_t qgc_static_smem() {
-  return qgc::Fmt<L>::kNF4 ? (size_t)qgc::kLutBytes : 0;
-}
-
 /* Dynamic shared memory of one geometry for a row of k (nch chunks), 0
  * when it does not fit. */
 template <int L>
 size_t qgc_fit(int64_t k, int nch, const qgc_device_facts &d, bool bs, int W, int T, int NG, int ncols, int KS,
                int phases, int xm = qgc::kDirect) {
   const qgc::SmemPlan sp = qgc::smem_plan_of<L>(bs, W, T, NG, k, nch, ncols, KS, phases, xm);
-  return (size_t)sp.total + qgc_static_smem<L>() <= d.smem_optin ? (size_t)sp.total : 0;
+  return (size_t)sp.total <= d.smem_optin ? (size_t)sp.total : 0;
 }
 
 /* Whether the smallest geometry (one warp, B per warp, 16 columns) fits:
@@ -269,7 +263,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   pl->phases = phases;
   const int64_t groups = (Lw->ntiles + t - 1) / t, units = qgc_units(Lw->ntiles, t, pl->G);
   size_t occ = (size_t)(65536 / (128 * 32 * W));
-  const size_t by_smem = d.smem_per_sm / (smem + qgc_static_smem<L>() + 1024);
+  const size_t by_smem = d.smem_per_sm / (smem + 1024);
   if (by_smem < occ) occ = by_smem;
   if (occ < 1) occ = 1;
   const int64_t cap = (int64_t)occ * d.sms;
@@ -299,6 +293,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   p.y_bf16 = a->y_dtype == QGEMV_BF16;
   p.eps = a->eps;
   p.inv_k = 1.0f / (float)Lw->k;
+  p.q2_magic = qgc::kQ2Magic;
 
   TailParams &tp = pl->tp;
   tp = TailParams{};
