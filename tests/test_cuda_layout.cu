@@ -994,6 +994,29 @@ START_TEST(test_magnitudes) {
 }
 END_TEST
 
+/* The staging's terms in turn (b3_next, B per CTA) give the bits of
+ * b3_term (B per warp) for every f32 pattern class: zeros, subnormals,
+ * normals of every width, the largest, infinities and NaNs. */
+START_TEST(test_b3_next) {
+  std::vector<uint32_t> bits = {0u, 0x80000000u, 1u, 0x807fffffu, 0x00800000u, 0x3f800000u, 0xbf800001u,
+                                0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u,
+                                0xffffffffu, 0x4b7fffffu, 0x33ffffffu};
+  uint64_t z = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 200000; i++) {
+    z ^= z << 13, z ^= z >> 7, z ^= z << 17;
+    bits.push_back((uint32_t)(z >> 11));
+  }
+  for (uint32_t b : bits) {
+    const float v0 = bits_f32(b);
+    float v = v0;
+    for (int j = 0; j < 3; j++) {
+      const uint32_t got = b3_next(v), want = b3_term(v0, j);
+      ck_assert_msg(got == want, "f32 0x%08x term %d: b3_next 0x%04x, b3_term 0x%04x", b, j, got, want);
+    }
+  }
+}
+END_TEST
+
 }  // namespace
 
 int main(void) {
@@ -1014,6 +1037,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_i4_blocks, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
+  tcase_add_test(tc, test_b3_next);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

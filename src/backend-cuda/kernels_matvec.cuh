@@ -628,16 +628,20 @@ QGC_UNROLL
       amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
     }
     /* not unrolled: Q2_0 g128's three terms would spill at 128 registers */
+    if constexpr (XM == kB3) {
 QGC_NO_UNROLL
-    for (int sp = sp0; sp < sp0 + cps; ++sp) {
-      const int col = row * SPL + sp;
-      if (XM == kB3) {
-        stage_pack_b3<QB>(v, sp, w);
-      } else {
+      for (int sp = 0; sp < sp0 + cps; ++sp) { /* terms before sp0 only advance v */
+        stage_next_b3<QB>(v, w);
+        if (act && sp >= sp0) store(row * SPL + sp);
+      }
+    } else {
+QGC_NO_UNROLL
+      for (int sp = sp0; sp < sp0 + cps; ++sp) {
+        const int col = row * SPL + sp;
         const float pc = stage_pack<SPL, QB>(v, amax, sp, w);
         if (act && t == 0) sbP[bi * p.ncols + col] = pc;
+        if (act) store(col);
       }
-      if (act) store(col);
     }
   }
   if (XM == kDirect || p.gamma == nullptr) return;

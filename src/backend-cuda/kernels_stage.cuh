@@ -169,6 +169,31 @@ QGC_HD uint32_t b3_term(float v, int split) {
   return (split == 0 ? vb : f32_bits(split == 1 ? t1 : r2)) >> 16;
 }
 
+/* The terms in turn, for a thread that makes every term of its values
+ * (B per CTA): the bits of the next term of v, and v left with the rest.
+ * Pass j gives b3_term(v0, j) (a non-finite v: itself, then zeros) at a
+ * third of the work of three b3_term calls per pass (Q2_0 f32 x and
+ * RMSNorm, bench/NOTES.md v9). */
+QGC_HD uint32_t b3_next(float &v) {
+  const uint32_t vb = f32_bits(v);
+  if ((vb & 0x7f800000u) == 0x7f800000u) {
+    v = 0.0f;
+    return f32_to_bf16_bits(bits_f32(vb));
+  }
+  v -= bits_f32(vb & 0xffff0000u);
+  return vb >> 16;
+}
+template <int QB>
+QGC_HD void stage_next_b3(float (&v)[QB][16], uint32_t (&w)[QB][8]) {
+QGC_UNROLL
+  for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t lo = b3_next(v[q][2 * i]);
+      w[q][i] = lo | (b3_next(v[q][2 * i + 1]) << 16);
+    }
+}
+
 /* The words of bf16 term `split` of the lane's values; branch-free in
  * split (the three terms' lanes share a warp). */
 template <int QB>
