@@ -3,7 +3,7 @@
 # route A: built and packed on the development machine, nothing built on
 # the GPU machine). Here:
 #   bash ../shared/gpu/pack.sh BUILD_DIR tests/.libs/test_cuda_backend \
-#     tests/.libs/test_hardening_cuda bench/gpu-pack-run.sh
+#     tests/.libs/test_hardening_cuda bench/gpu-pack-run.sh bench/ncu-insn.py
 # then, from the root the device tool sends, with .gpu/pack carried:
 #   bash .gpu/pack/bin/gpu-pack-run.sh [PHASE...]
 # Phases (default: all, in this order; each under its own time limit, and
@@ -18,7 +18,9 @@
 #             (QGEMV_TEST_QUICK=1)
 #   sass      per kernel: registers, local memory, mma and bulk-copy counts
 #   profile   ncu --clock-control none of NF4 (f32 x) and Q2_0 g128 (bf16 x)
-#             at 28672x8192, or of PROFILE_CASES ("nf4 f32 8192x28672,...")
+#             at 28672x8192, or of PROFILE_CASES ("nf4 f32 8192x28672,..."):
+#             the details page, then (with bin/ncu-insn.py packed) where
+#             the warps' time goes per SASS instruction, in one file each
 #   sweep     bench/plan-sweep.sh (QGEMV_CUDA_PLAN overrides; SWEEP_GROUPS,
 #             default every group) into $OUT/sweep; not in the default list
 #   cpasync   the sm_80-89 ring (cp.async, no mbarriers) on this card: a
@@ -126,11 +128,19 @@ phase_profile() {
   for c in "${cases[@]}"; do
     set -- $c
     echo "== ncu --clock-control none, $1 $2 x, $3"
-    timeout 90 "$ncu" --clock-control none -k regex:matvec_kernel -s 3 -c 1 --set full \
+    local rep=/tmp/gpu-pack-run-ncu txt="$out/ncu-$1-$2-$3.txt"
+    timeout 90 "$ncu" --clock-control none -k regex:matvec_kernel -s 3 -c 1 --set full -o "$rep" -f \
       qgemv bench --backend cuda --shape "$3" --format "$1" --dtype "$2" --iters 5 --no-baseline \
-      > "$out/ncu-$1-$2-$3.txt" 2>&1 || rc=1
+      > "$txt" 2>&1 || rc=1
+    "$ncu" -i "$rep.ncu-rep" --page details >> "$txt" 2>&1 || rc=1
+    # per SASS instruction (bench/ncu-insn.py, packed beside this script),
+    # in the same file: the device tool returns at most 8 files a call
+    if [ -f "$here/ncu-insn.py" ]; then
+      "$ncu" -i "$rep.ncu-rep" --page source --print-source sass --csv > "$rep.csv" 2>/dev/null &&
+        python3 "$here/ncu-insn.py" "$rep.csv" 25 >> "$txt" 2>&1
+    fi
     grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc A" \
-      "$out/ncu-$1-$2-$3.txt" | head -20
+      "$txt" | head -20
   done
   return $rc
 }
