@@ -32,8 +32,10 @@ for pass in $(seq "${AB_PASSES:-2}"); do
   for side in a b; do
     pp=$B; [ $side = a ] && pp=$work/a
     QGEMV_PLUGIN_PATH=$pp timeout 200 qgemv bench --backend "${AB_BACKEND:-cuda}" --min-time 0.05 --no-baseline --working-set 512M \
-      --quiet "${opts[@]}" --csv "$work/csv/$side-$pass.csv" > /dev/null 2>&1 || rc=1
-    echo "pass $pass $side: rc $? ($SECONDS s)" >&2
+      --quiet "${opts[@]}" --csv "$work/csv/$side-$pass.csv" > /dev/null 2>&1
+    st=$?
+    [ "$st" -eq 0 ] || rc=1
+    echo "pass $pass $side: rc $st ($SECONDS s)" >&2
   done
 done
 python3 - "$work/csv" "${AB_PASSES:-2}" <<'PY' | tee "$work/csv/table.txt"
