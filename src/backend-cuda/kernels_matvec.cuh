@@ -332,15 +332,14 @@ QGC_UNROLL
         float pf[NG];
 QGC_UNROLL
         for (int G = 0; G < NG; ++G) {
-          const int col = 8 * G + g, c0 = 8 * G + 2 * t;
+          /* past the launch's columns: its last digit pair (columns come
+           * in fours per row), as load_b_smem */
+          const int col = min(8 * G + g, p.ncols - 1), c0 = min(8 * G + 2 * t, p.ncols - 2);
 QGC_UNROLL
-          for (int q = 0; q < QB; ++q)
-            bq[G][q] = col < p.ncols ? lds128_ordered(sb_digits(sbB, sb * QB + q, p.ncols, col, t))
-                                     : make_uint4(0u, 0u, 0u, 0u);
-          const bool in = c0 < p.ncols; /* columns come in pairs (4 per row) */
-          n0[G] = in ? sbN[sb * p.ncols + c0] : 0;
-          n1[G] = in ? sbN[sb * p.ncols + c0 + 1] : 0;
-          pf[G] = in ? sbP[sb * p.ncols + c0 + 1] : 0.0f;
+          for (int q = 0; q < QB; ++q) bq[G][q] = lds128_ordered(sb_digits(sbB, sb * QB + q, p.ncols, col, t));
+          n0[G] = sbN[sb * p.ncols + c0];
+          n1[G] = sbN[sb * p.ncols + c0 + 1];
+          pf[G] = sbP[sb * p.ncols + c0 + 1];
         }
         uint2 fl = *reinterpret_cast<const uint2 *>(sbF + sb * 8);
         fl.x &= mlo, fl.y &= mhi;
@@ -475,24 +474,22 @@ QGC_UNROLL
                                               float (&p1)[NG]) {
 QGC_UNROLL
     for (int G = 0; G < NG; ++G) {
-      const int col = 8 * G + g;
+      /* lanes past the launch's columns read its last one: D columns past
+       * them are never written, and no predicate or zeroing is needed */
+      const int col = min(8 * G + g, p.ncols - 1);
 QGC_UNROLL
       for (int q = 0; q < QB; ++q) {
-        uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
-        if (col < p.ncols) {
-          const char *src = sb_words(sbB, eb * QB + q, p.ncols, col, t);
-          lo = lds128_ordered(src);
-          hi = lds128_ordered(src + 16);
-        }
+        const char *src = sb_words(sbB, eb * QB + q, p.ncols, col, t);
+        const uint4 lo = lds128_ordered(src), hi = lds128_ordered(src + 16);
         bw[G][q][0] = lo.x, bw[G][q][1] = lo.y, bw[G][q][2] = lo.z, bw[G][q][3] = lo.w;
         bw[G][q][4] = hi.x, bw[G][q][5] = hi.y, bw[G][q][6] = hi.z, bw[G][q][7] = hi.w;
       }
       if (BF) {
         p0[G] = p1[G] = 1.0f;
       } else {
-        const int c0 = 8 * G + 2 * t;
-        p0[G] = c0 < p.ncols ? sbP[eb * p.ncols + c0] : 0.0f;
-        p1[G] = c0 + 1 < p.ncols ? sbP[eb * p.ncols + c0 + 1] : 0.0f;
+        const int c0 = min(8 * G + 2 * t, p.ncols - 1), c1 = min(8 * G + 2 * t + 1, p.ncols - 1);
+        p0[G] = sbP[eb * p.ncols + c0];
+        p1[G] = sbP[eb * p.ncols + c1];
       }
     }
   }
