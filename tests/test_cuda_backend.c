@@ -544,6 +544,54 @@ START_TEST(test_pdl_chain) {
 }
 END_TEST
 
+/* The wide kernel (QGEMV_CUDA_PLAN w over 16: 28 warps of one tile, B per
+ * CTA, NF4 bf16 x or Q2_0 direct) gives the bits of the 16-warp kernels at
+ * the same k-split, m = 1 and 8 (one launch of 8 rows), with a short last
+ * chunk and a tail of n % 16 rows; a call it cannot take (f32 x) is
+ * refused, saying what to change. */
+START_TEST(test_wide_kernel) {
+  const int fi = _i;
+  const int64_t n = 1000, k = tu_whole_blocks(fi, 4160);
+  qgemv_ctx *const base = ctx, *c[2];
+  const char *plans[2] = {"ks=2", "ks=2,w=28,t=1"};
+  for (int i = 0; i < 2; i++) {
+    setenv("QGEMV_CUDA_PLAN", plans[i], 1);
+    const qgemv_status s = qgemv_open("cuda:0", &c[i]);
+    unsetenv("QGEMV_CUDA_PLAN");
+    CHECK_OK(s);
+  }
+  for (int64_t m = 1; m <= 8; m += 7) {
+    tu_guarded y[2];
+    for (int i = 0; i < 2; i++) {
+      ctx = c[i];
+      problem p;
+      problem_make(&p, 900 + (uint64_t)m, DIST_NORMAL, fi, n, k, m, QGEMV_BF16, false, QGEMV_F32);
+      y[i] = run_guarded(p.w, p.x, NULL, QGEMV_F32, m, n);
+      check_contract(&p, QGEMV_F32, y[i].mem, plans[i]);
+      problem_free(&p);
+    }
+    ctx = base;
+    ck_assert_msg(memcmp(y[0].mem, y[1].mem, (size_t)(m * n) * 4) == 0, "%s m=%lld: the wide kernel's bits differ",
+                  tu_format(fi).name, (long long)m);
+    tu_guarded_free(&y[0]);
+    tu_guarded_free(&y[1]);
+  }
+  ctx = c[1];
+  problem p;
+  problem_make(&p, 999, DIST_NORMAL, fi, n, k, 1, QGEMV_F32, false, QGEMV_F32);
+  qgemv_tensor *y = NULL;
+  CHECK_OK(qgemv_tensor_new(ctx, QGEMV_F32, 1, n, &y));
+  const qgemv_status s = qgemv_matvec(ctx, p.w, p.x, y, NULL);
+  ck_assert_msg(s != QGEMV_OK && strstr(qgemv_last_error(), "QGEMV_CUDA_PLAN"), "%s f32 x, w=28: %s (%s)",
+                tu_format(fi).name, qgemv_status_str(s), qgemv_last_error());
+  qgemv_tensor_free(y);
+  problem_free(&p);
+  ctx = base;
+  qgemv_close(c[0]);
+  qgemv_close(c[1]);
+}
+END_TEST
+
 START_TEST(test_device_facts) {
   qgemv_device_info info;
   CHECK_OK(qgemv_ctx_info(ctx, &info));
@@ -594,6 +642,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_adversarial_rows, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_correlated_rows, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_pdl_chain, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_wide_kernel, 0, qgemv_format_count());
   tcase_add_test(tc, test_no_memory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -32,6 +32,7 @@ namespace {
 bool quick; /* QGEMV_TEST_QUICK=1 (valgrind runs): fewer shapes */
 int phased_launches; /* emulated launches that staged B in phases */
 int b3_wide_launches; /* emulated kB3 launches of 32 columns (four groups) */
+int prmt_launches;    /* emulated NF4 launches with lookups in registers (nf4_prmt_steps) */
 
 /* An H200 (132 SMs, 227 KB per block) and GB10's limits (48 SMs, 99 KB);
  * the H200 with Q2_0's integer mma (QGEMV_CUDA_PLAN x=int). */
@@ -333,6 +334,10 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   b3_wide_launches += XM == kB3 && NG == 4;
   const int64_t neb_k = p.k / F::BK;
   ck_assert_int_le(p.ncols, 8 * NG);
+  /* NF4's lookups in registers, as the kernel takes them */
+  const bool prmt = nf4_prmt_steps(NG, BS) != 0;
+  ck_assert(nf4_prmt_steps(NG, BS) == 0 || nf4_prmt_steps(NG, BS) == 0x5);
+  prmt_launches += F::kNF4 && prmt;
   ck_assert_int_eq(W % KS, 0);
   ck_assert_int_eq(W / KS, p.G);
   /* Blocks of k per column as staged (the same bits every CTA makes). */
@@ -417,10 +422,10 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
                       }
                       if (F::kNF4) {
                         switch (s) {
-                          case 0: nf4_frag2<0>(lut.data(), lane8, uw, a[l], a2[l]); break;
-                          case 1: nf4_frag2<1>(lut.data(), lane8, uw, a[l], a2[l]); break;
-                          case 2: nf4_frag2<2>(lut.data(), lane8, uw, a[l], a2[l]); break;
-                          default: nf4_frag2<3>(lut.data(), lane8, uw, a[l], a2[l]); break;
+                          case 0: prmt ? nf4_frag2<0, 0x5>(lut.data(), p.nf4_pl, lane8, uw, a[l], a2[l]) : nf4_frag2<0, 0>(lut.data(), p.nf4_pl, lane8, uw, a[l], a2[l]); break;
+                          case 1: prmt ? nf4_frag2<1, 0x5>(lut.data(), p.nf4_pl, lane8, uw, a[l], a2[l]) : nf4_frag2<1, 0>(lut.data(), p.nf4_pl, lane8, uw, a[l], a2[l]); break;
+                          case 2: prmt ? nf4_frag2<2, 0x5>(lut.data(), p.nf4_pl, lane8, uw, a[l], a2[l]) : nf4_frag2<2, 0>(lut.data(), p.nf4_pl, lane8, uw, a[l], a2[l]); break;
+                          default: prmt ? nf4_frag2<3, 0x5>(lut.data(), p.nf4_pl, lane8, uw, a[l], a2[l]) : nf4_frag2<3, 0>(lut.data(), p.nf4_pl, lane8, uw, a[l], a2[l]); break;
                         }
                       } else {
                         q2_frag_at(s, wg, wh, a[l]);
@@ -564,7 +569,9 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
   ck_assert_msg(pl.kc.smem > 0 && pl.kc.smem <= dev.smem_optin,
                 "plan needs %zu bytes of shared memory", pl.kc.smem);
   ck_assert(!pl.main || pl.kc.grid >= 1);
-  ck_assert_int_le(pl.kc.block, kMaxThreads);
+  ck_assert_int_le(pl.kc.block, 32 * kWideWarps);
+  if (pl.kc.block > kMaxThreads) /* the wide kernel's one configuration */
+    ck_assert(pl.kc.t == 1 && pl.kc.ng == 1 && pl.kc.bs && (pl.kc.xm == kS1 || pl.kc.xm == kDirect));
   ck_assert_int_le(pl.KS, h.L.nch);
   if (pl.tail) qgc_with_layout(h.L.id, [&](auto lay) { emulate_tail<decltype(lay)::value>(pl.tp); });
   for (int64_t r0 = 0; pl.main && r0 < a.m; r0 += pl.rows) {
@@ -738,12 +745,17 @@ START_TEST(test_plan) {
           /* KS from (n, k, device) only */
           a.m = 1;
           ck_assert_int_eq(qgc_make_plan(&c.L, &a, *dev).KS, pl.KS);
-          if (dev == &kH200 && m == 1 && s[0] == 28672) ck_assert_int_eq(pl.kc.t, 2);
+          /* Q2_0 direct (bf16 x) at KS 2 and m = 1: the wide kernel, 28
+           * warps of one tile (v10) */
+          const bool wide = F.f == QGEMV_Q2_0 && xt == QGEMV_BF16 && m == 1 && pl.KS == 2;
+          if (dev == &kH200 && m == 1 && s[0] == 28672) ck_assert_int_eq(pl.kc.t, wide ? 1 : 2);
           if (dev == &kH200 && m == 1 && s[0] == 28672 && xt == QGEMV_F32) ck_assert_int_eq(pl.kc.bs, 1);
           /* 1792 tiles at KS 2: 16 warps make 112 CTAs on 132 SMs; NF4 at
-           * m = 1 takes 14 (128 CTAs), Q2_0 keeps 16 (v8) */
+           * m = 1 takes 14 (128 CTAs), Q2_0 f32 keeps 16 (v8), Q2_0 bf16
+           * takes 28 of one tile (128 CTAs) */
           if (dev == &kH200 && m == 1 && s[0] == 28672)
-            ck_assert_msg(pl.kc.block == (F.f == QGEMV_NF4 ? 448u : 512u) && pl.kc.grid == (F.f == QGEMV_NF4 ? 128u : 112u),
+            ck_assert_msg(pl.kc.block == (F.f == QGEMV_NF4 ? 448u : wide ? 896u : 512u) &&
+                              pl.kc.grid == (F.f == QGEMV_NF4 || wide ? 128u : 112u),
                           "%s 28672x8192 m=1: %u threads, %u CTAs", F.name, pl.kc.block, pl.kc.grid);
           /* 12 warps at KS 4 made more than one wave of CTAs: never taken */
           if (dev == &kH200 && pl.KS == 4) ck_assert_msg(pl.kc.block != 384u, "%s %lldx%lld m=%lld: 12 warps at KS 4",
@@ -891,7 +903,7 @@ static void check_batched_rows(int _i, int xt, int norm, const qgc_device_facts 
 }
 
 START_TEST(test_batched_rows) {
-  const int wide_before = b3_wide_launches;
+  const int wide_before = b3_wide_launches, prmt_before = prmt_launches;
   for (int xt = 0; xt < 3; xt++)
     for (int norm = 0; norm < 2; norm++) {
       /* xt 2: bf16 x on the integer mma (Q2_0) */
@@ -906,6 +918,8 @@ START_TEST(test_batched_rows) {
   for (int xt = 0; xt < 2; xt++) check_batched_rows(_i, xt, 0, w14, 1024);
   if (format_at(_i).f == QGEMV_Q2_0 && format_at(_i).group == 128) /* f32 x: three terms, ten rows per launch */
     ck_assert_msg(b3_wide_launches > wide_before, "no launch of three bf16 terms took 32 columns");
+  if (format_at(_i).f == QGEMV_NF4)
+    ck_assert_msg(prmt_launches > prmt_before, "no NF4 launch looked up in registers (two column groups, B per CTA)");
 }
 END_TEST
 
@@ -1017,6 +1031,22 @@ START_TEST(test_b3_next) {
 }
 END_TEST
 
+/* The table in registers (nf4_prmt2, the lookups of QGC_NF4_PRMT_STEPS)
+ * gives the shared table's entries for every pair of code bytes. */
+START_TEST(test_nf4_planes) {
+  uint32_t pl[16];
+  nf4_planes(pl);
+  for (uint32_t s = 0; s < 65536; s++) {
+    uint32_t a[4];
+    nf4_prmt2(pl, s | 0xabcd0000u, a); /* bits above the two bytes are ignored */
+    const uint2 e0 = nf4_lut_entry((int)(s & 0xff)), e1 = nf4_lut_entry((int)(s >> 8));
+    ck_assert_msg(a[0] == e0.x && a[1] == e0.y && a[2] == e1.x && a[3] == e1.y,
+                  "bytes 0x%04x: planes %08x %08x %08x %08x, table %08x %08x %08x %08x", s, a[0], a[1], a[2], a[3],
+                  e0.x, e0.y, e1.x, e1.y);
+  }
+}
+END_TEST
+
 }  // namespace
 
 int main(void) {
@@ -1038,6 +1068,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_i4_blocks, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   tcase_add_test(tc, test_b3_next);
+  tcase_add_test(tc, test_nf4_planes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -34,6 +34,7 @@ START_TEST(test_accepts) {
   ck_assert_int_eq(parsed("x=direct,ks=2").x, QGC_X_DIRECT);
   ck_assert_int_eq(parsed("x=auto").x, QGC_X_AUTO);
   ck_assert_int_eq(parsed("w=14,ks=2").w, 14); /* W / KS = 7 row groups: 128 CTAs for 1792 tiles */
+  ck_assert_int_eq(parsed("w=28,ks=2,t=1").w, 28); /* the wide kernel: 14 row groups of one tile */
   ck_assert_int_eq(parsed("ks=1,").ks, 1); /* a trailing comma is harmless */
 }
 END_TEST
@@ -47,7 +48,7 @@ START_TEST(test_refuses) {
       {"w=0", "w=0"},            {"b=block", "cta or warp"}, {"phases=0", "phases=0"},
       {"ks=8x", "ks=8x"},        {"k=8", "unknown key 'k'"}, {"ks", "not key=value"},
       {"=4", "not key=value"},   {"ks=", "not key=value"},  {"ks=4,,t=1", "not key=value"},
-      {"w=4,ks=8", "fewer warps"}, {"w=17", "w=17"}, {"b=warp,phases=2", "needs b=cta"},
+      {"w=4,ks=8", "fewer warps"}, {"w=29", "w=29"}, {"b=warp,phases=2", "needs b=cta"},
       {"ks=99999999999999999999", "ks="}, {"x=int8", "direct, int or auto"}, {"x=", "not key=value"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

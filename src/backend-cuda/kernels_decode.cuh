@@ -65,20 +65,62 @@ QGC_HD uint2 nf4_pair(const uint2 *lut, uint32_t w, uint32_t lane8) {
   return *reinterpret_cast<const uint2 *>(reinterpret_cast<const char *>(lut) + (off | lane8));
 }
 
-/* The two A fragments of step S of an NF4 block word u (x, y: row g's 8
+/* The table in registers, for the lookups that the shared-memory pipe
+ * cannot take: NF4's kernel is held by that pipe (75% of its wavefronts
+ * busy at 28672 x 8192, 32 of the 43 per tile-block are the table's,
+ * bench/NOTES.md v10), while its ALU pipe is a third busy. The 16 values'
+ * hi and lo fp16 as four byte planes (hi's low bytes, hi's high bytes, lo's
+ * low, lo's high) of four words each: value c at byte c % 4 of word 4 p +
+ * c / 4. One PRMT looks up four codes among 8 entries. */
+QGC_HD void nf4_planes(uint32_t (&pl)[16]) {
+  for (int i = 0; i < 16; ++i) pl[i] = 0;
+  for (int c = 0; c < 16; ++c) {
+    const uint2 e = nf4_lut_entry(c | c << 4);
+    const uint32_t b[4] = {e.x & 0xffu, (e.x >> 8) & 0xffu, e.y & 0xffu, (e.y >> 8) & 0xffu};
+    for (int p = 0; p < 4; ++p) pl[4 * p + c / 4] |= b[p] << (8 * (c % 4));
+  }
+}
+
+/* The four codes of s's low 16 bits (nibble i: code i) in one plane: byte
+ * i of the result. s7: the nibbles without bit 3; m: byte i all ones
+ * where code i >= 8. */
+QGC_HD uint32_t nf4_plane4(const uint32_t *pl, uint32_t s7, uint32_t m) {
+  return (prmt(pl[0], pl[1], s7) & ~m) | (prmt(pl[2], pl[3], s7) & m);
+}
+
+/* The table entries of two code bytes (s's low 16 bits) from the planes,
+ * as nf4_pair gives them: a[0], a[1] the hi and lo pair of the first byte,
+ * a[2], a[3] of the second. 20 ALU instructions for 4 codes, against 2
+ * LDS.64 (4 wavefronts of the shared-memory pipe). */
+QGC_HD void nf4_prmt2(const uint32_t (&pl)[16], uint32_t s, uint32_t (&a)[4]) {
+  const uint32_t s7 = s & 0x7777u, m = prmt(0x0000ff00u, 0u, (s >> 3) & 0x1111u);
+  const uint32_t hl = nf4_plane4(pl, s7, m), hh = nf4_plane4(pl + 4, s7, m);
+  const uint32_t ll = nf4_plane4(pl + 8, s7, m), lh = nf4_plane4(pl + 12, s7, m);
+  a[0] = prmt(hl, hh, 0x5140u), a[1] = prmt(ll, lh, 0x5140u);
+  a[2] = prmt(hl, hh, 0x7362u), a[3] = prmt(ll, lh, 0x7362u);
+}
+
+/* The two A fragments of step S of an NF4 block word u; weight row g + 8
+ * from the planes where bit S of PRMT_STEPS is set (nf4_prmt2), else from
+ * the shared table. (x, y: row g's 8
  * bytes; z, w: row g + 8's), row-split: aA takes weight row g's hi values
  * as A rows 0-7 and its lo values as A rows 8-15, so that each LDS.64 lands
  * in the fragment's register pair as it is (no moves); aB does weight row
  * g + 8. Weight row g's sum is then D row g + D row g + 8 of the first mma
  * (and row g + 8's the same of the second). */
-template <int S>
-QGC_HD void nf4_frag2(const uint2 *lut, uint32_t lane8, const uint4 &u, uint32_t (&aA)[4], uint32_t (&aB)[4]) {
+template <int S, int PRMT_STEPS>
+QGC_HD void nf4_frag2(const uint2 *lut, const uint32_t (&pl)[16], uint32_t lane8, const uint4 &u, uint32_t (&aA)[4],
+                      uint32_t (&aB)[4]) {
   constexpr int J = 2 * (S & 1);
   const uint32_t wg = S < 2 ? u.x : u.y, wh = S < 2 ? u.z : u.w;
   const uint2 g0 = nf4_pair<J>(lut, wg, lane8), g1 = nf4_pair<J + 1>(lut, wg, lane8);
-  const uint2 h0 = nf4_pair<J>(lut, wh, lane8), h1 = nf4_pair<J + 1>(lut, wh, lane8);
   aA[0] = g0.x, aA[1] = g0.y, aA[2] = g1.x, aA[3] = g1.y;
-  aB[0] = h0.x, aB[1] = h0.y, aB[2] = h1.x, aB[3] = h1.y;
+  if constexpr ((PRMT_STEPS >> S) & 1) {
+    nf4_prmt2(pl, J ? wh >> 16 : wh, aB);
+  } else {
+    const uint2 h0 = nf4_pair<J>(lut, wh, lane8), h1 = nf4_pair<J + 1>(lut, wh, lane8);
+    aB[0] = h0.x, aB[1] = h0.y, aB[2] = h1.x, aB[3] = h1.y;
+  }
 }
 
 /* Pair I (0..7) of a Q2_0 word as bf16x2 (code - 1). Magic 128: the 7

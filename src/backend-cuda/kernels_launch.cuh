@@ -24,15 +24,19 @@ template <int L>
 struct Kernels {
   using F = Fmt<L>;
   static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3, X2 = kI4;
-  static constexpr int kCount = 36;
+  static constexpr int kCount = 37; /* [36]: the wide kernel (kWideWarps) */
   template <int I>
   static constexpr KernelFn fn() {
-    constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : X2, NG = 1 << ((I / 4) % 3), T = (I / 2) % 2 + 1, BS = I % 2;
-    if constexpr (NG <= max_groups(XM, F::kGroup) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
-                  (XM != kI4 || !F::kNF4) && (BS || warp_b_ok(XM, NG)))
-      return matvec_kernel<L, XM, NG, T, BS>;
-    else
-      return nullptr;
+    if constexpr (I == 36) {
+      return matvec_kernel<L, X0, 1, 1, 1, kWideWarps>;
+    } else {
+      constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : X2, NG = 1 << ((I / 4) % 3), T = (I / 2) % 2 + 1, BS = I % 2;
+      if constexpr (NG <= max_groups(XM, F::kGroup) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
+                    (XM != kI4 || !F::kNF4) && (BS || warp_b_ok(XM, NG)))
+        return matvec_kernel<L, XM, NG, T, BS>;
+      else
+        return nullptr;
+    }
   }
   template <int... I>
   static KernelFn pick(int i, std::integer_sequence<int, I...>) {
@@ -42,6 +46,7 @@ struct Kernels {
   }
   static KernelFn at(int i) { return pick(i, std::make_integer_sequence<int, kCount>()); }
   static KernelFn of(const KernelChoice &c) {
+    if (c.block > (unsigned)kMaxThreads) return at(36);
     return at((c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0) + (c.ng == 4 ? 2 : c.ng - 1) * 4 + (c.t - 1) * 2 + c.bs);
   }
 };

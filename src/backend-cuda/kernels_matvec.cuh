@@ -67,9 +67,25 @@ __host__ __device__ constexpr int max_groups(int xm, int group) {
  * not with 32 columns (their B words per lane spill: 184-416 bytes). */
 __host__ __device__ constexpr bool warp_b_ok(int xm, int NG) { return xm != kI4 && NG < 4; }
 
+/* NF4: which steps look up weight row g + 8 in registers (nf4_frag2's
+ * PRMT_STEPS): steps 0 and 2 for two column groups with B per CTA (a
+ * quarter of the lookups off the shared-memory pipe: batched calls 6-7%
+ * faster on the H200's large shapes), none elsewhere (one activation row:
+ * 16% slower, held by the ALU pipe's bursts and the latency of the
+ * PRMT chain; bench/NOTES.md v10). */
+__host__ __device__ constexpr int nf4_prmt_steps(int NG, int BS) { return NG >= 2 && BS ? 0x5 : 0x0; }
+
 constexpr int kStages = 2;      /* ring slots per warp (deeper rings were slower) */
 constexpr int kMaxWarps = 16;   /* per CTA: 512 threads at 128 registers */
 constexpr int kMaxThreads = 32 * kMaxWarps;
+/* The wide kernel: one activation row's first mode (NF4 one fp16 term,
+ * Q2_0 direct), one tile per warp, B per CTA, up to 28 warps at 72
+ * registers (no spills on sm_90). 28672 rows at k-split 2 then run one
+ * tile per warp and still 14 tiles per CTA on 128 SMs, with twice the
+ * warps to hide each warp's latency: the plan's choice for Q2_0 direct
+ * there (2-3% faster on the H200); NF4, held by the shared-memory pipe,
+ * lost 6% with it, so it is QGEMV_CUDA_PLAN's only (bench/NOTES.md v10). */
+constexpr int kWideWarps = 28;
 constexpr int kLutBytes = kLutEntries * 8; /* NF4 table, at the end of the dynamic shared memory */
 
 /* What the kernels know of a layout (L: a qg_layout_id). A layout without
@@ -127,6 +143,7 @@ struct Params {
   int x_bf16, x_vec, g_bf16, g_vec, y_bf16;
   float eps, inv_k;
   uint32_t q2_magic;  /* kQ2Magic, kept out of ptxas's sight (q2_pair_bf16) */
+  uint32_t nf4_pl[16]; /* NF4: the table's byte planes (nf4_planes) */
 };
 
 /* Chunks per slice and phase; scale blocks the staged B buffer holds (all
@@ -245,6 +262,7 @@ struct WarpCtx {
   int lane, g, t;
   uint32_t lane8, q2m;
   const uint2 *lut;
+  uint32_t pl[16]; /* NF4: the table in registers (nf4_planes) */
   char *sbB;
   const float *sbP;
   const int *sbN;      /* kI4: negated digit sums [block][col] */
@@ -446,10 +464,11 @@ QGC_UNROLL
     for (int s = 0; s < 4; ++s) {
       uint32_t a[4], a2[4];
       if (F::kNF4) {
-        if (s == 0) nf4_frag2<0>(lut, lane8, u, a, a2);
-        if (s == 1) nf4_frag2<1>(lut, lane8, u, a, a2);
-        if (s == 2) nf4_frag2<2>(lut, lane8, u, a, a2);
-        if (s == 3) nf4_frag2<3>(lut, lane8, u, a, a2);
+        constexpr int PS = nf4_prmt_steps(NG, BS);
+        if (s == 0) nf4_frag2<0, PS>(lut, pl, lane8, u, a, a2);
+        if (s == 1) nf4_frag2<1, PS>(lut, pl, lane8, u, a, a2);
+        if (s == 2) nf4_frag2<2, PS>(lut, pl, lane8, u, a, a2);
+        if (s == 3) nf4_frag2<3, PS>(lut, pl, lane8, u, a, a2);
       } else {
         if (s == 0) q2_frag<0>(wg, wh, a, q2m);
         if (s == 1) q2_frag<1>(wg, wh, a, q2m);
@@ -474,22 +493,29 @@ QGC_UNROLL
                                               float (&p1)[NG]) {
 QGC_UNROLL
     for (int G = 0; G < NG; ++G) {
-      /* lanes past the launch's columns read its last one: D columns past
-       * them are never written, and no predicate or zeroing is needed */
-      const int col = min(8 * G + g, p.ncols - 1);
+      /* Q2_0 (issue-bound): lanes past the launch's columns read its last
+       * one (their D columns are never written): no predicate, no zeroing,
+       * 2-11% faster at m = 1 on the H200. NF4 (held by the shared-memory
+       * pipe): only the launch's columns load, fewer wavefronts (the
+       * clamp was 1-6% slower at m = 1; bench/NOTES.md v10). */
+      const int col = F::kNF4 ? 8 * G + g : min(8 * G + g, p.ncols - 1);
 QGC_UNROLL
       for (int q = 0; q < QB; ++q) {
-        const char *src = sb_words(sbB, eb * QB + q, p.ncols, col, t);
-        const uint4 lo = lds128_ordered(src), hi = lds128_ordered(src + 16);
+        uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
+        if (!F::kNF4 || col < p.ncols) {
+          const char *src = sb_words(sbB, eb * QB + q, p.ncols, col, t);
+          lo = lds128_ordered(src);
+          hi = lds128_ordered(src + 16);
+        }
         bw[G][q][0] = lo.x, bw[G][q][1] = lo.y, bw[G][q][2] = lo.z, bw[G][q][3] = lo.w;
         bw[G][q][4] = hi.x, bw[G][q][5] = hi.y, bw[G][q][6] = hi.z, bw[G][q][7] = hi.w;
       }
       if (BF) {
         p0[G] = p1[G] = 1.0f;
-      } else {
-        const int c0 = min(8 * G + 2 * t, p.ncols - 1), c1 = min(8 * G + 2 * t + 1, p.ncols - 1);
-        p0[G] = sbP[eb * p.ncols + c0];
-        p1[G] = sbP[eb * p.ncols + c1];
+      } else { /* NF4 */
+        const int c0 = 8 * G + 2 * t;
+        p0[G] = c0 < p.ncols ? sbP[eb * p.ncols + c0] : 0.0f;
+        p1[G] = c0 + 1 < p.ncols ? sbP[eb * p.ncols + c0 + 1] : 0.0f;
       }
     }
   }
@@ -722,8 +748,8 @@ QGC_UNROLL
   }
 }
 
-template <int L, int XM, int NG, int T, int BS>
-__global__ void __launch_bounds__(kMaxThreads, 1) matvec_kernel(const Params p) {
+template <int L, int XM, int NG, int T, int BS, int MAXW = kMaxWarps>
+__global__ void __launch_bounds__(32 * MAXW, 1) matvec_kernel(const Params p) {
   using F = Fmt<L>;
   static_assert(T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM), "this many tiles spill");
   constexpr int CH = F::CH, KC = F::KC, SPL = xmode_splits(XM), NEB = F::NEB, S = kStages;
@@ -756,6 +782,8 @@ QGC_UNROLL
       for (int c = 0; c < 8; ++c) dst[(c + v) & 7] = make_uint4(e.x, e.y, e.x, e.y);
     }
     cx.lut = lut_s;
+QGC_UNROLL
+    for (int i = 0; i < 16; ++i) cx.pl[i] = p.nf4_pl[i];
   }
   const uint32_t bars = smem_addr(smem + sp.bars) + w * S * 8;
   char *ring = smem + sp.ring + (size_t)w * S * T * CH;

@@ -198,6 +198,21 @@ QGC_HD uint32_t f32_to_bf16_bits(float f) {
 #endif
 }
 
+/* Byte permute: byte i of the result is byte (sel >> 4i) & 7 of the pair
+ * (a, b) (a: bytes 0-3); selectors here never set bit 3 (sign mode). */
+QGC_HD uint32_t prmt(uint32_t a, uint32_t b, uint32_t sel) {
+#ifdef __CUDA_ARCH__
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+  return d;
+#else
+  const uint64_t ab = (uint64_t)a | (uint64_t)b << 32;
+  uint32_t d = 0;
+  for (int i = 0; i < 4; i++) d |= (uint32_t)(ab >> (8 * ((sel >> (4 * i)) & 7)) & 0xffu) << (8 * i);
+  return d;
+#endif
+}
+
 /* Packed FMA on two bf16 held in a word. The host fallback rounds twice;
  * the kernels use it only where the result is exact. */
 QGC_HD uint32_t hfma2_bf16(uint32_t a, uint32_t b, uint32_t c) {

@@ -37,8 +37,11 @@ extern "C" qgemv_status qgc_matvec(void *state, const qg_matvec_args *a) {
     qgc_plan_tune_format(&st->facts.tune, tune, sizeof tune);
     return qgc_fail(QGEMV_ERR_UNSUPPORTED,
                     "QGEMV_CUDA_PLAN=%s does not fit this call (n=%lld k=%lld m=%lld, %d k-chunks) on CUDA device %d: "
-                    "unset it, or ask for fewer warps, fewer k-slices or more phases",
-                    tune, (long long)a->n, (long long)a->k, (long long)a->m, L->nch, st->device);
+                    "unset it, or ask for fewer warps, fewer k-slices or more phases%s",
+                    tune, (long long)a->n, (long long)a->k, (long long)a->m, L->nch, st->device,
+                    st->facts.tune.w > qgc::kMaxWarps
+                        ? " (more than 16 warps: only bf16 x without RMSNorm, one tile per warp, B per CTA)"
+                        : "");
   }
   if (L->ntiles > INT_MAX / 2) return qgc_fail(QGEMV_ERR_UNSUPPORTED, "n=%lld is too large", (long long)L->n);
   const cudaStream_t stream = st->stream();

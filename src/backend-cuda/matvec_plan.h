@@ -40,6 +40,8 @@ bool qgc_with_layout(int id, F &&f) {
   return qgc_with_layout_in(id, f, std::make_integer_sequence<int, QG_LAYOUT_COUNT>());
 }
 
+static_assert(qgc::kWideWarps == QGC_TUNE_MAX_WARPS, "QGEMV_CUDA_PLAN's w bound is the wide kernel's warps");
+
 struct qgc_plan {
   qgc::Params p;          /* x, y, m, ncols: per launch (qgc_plan_rows) */
   qgc::KernelChoice kc;
@@ -213,6 +215,9 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     const int maxr = (Lw->nch + KS - 1) / KS;
     const auto next_r = [&](int r) { return r < maxr && 2 * r > maxr ? maxr : 2 * r; };
     const auto fit = [&](const qgc_cand &cd, int w, int r) {
+      /* more than kMaxWarps: only the wide kernel's configuration */
+      if (w > kMaxWarps && !(w <= kWideWarps && xm == (Fmt<L>::kNF4 ? kS1 : kDirect) && ng == 1 && cd.t == 1 && cd.bs))
+        return false;
       if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, cd.bs != 0, w, cd.t, ng, ncols, KS, r, xm)) > 0)
         W = w, phases = r, t = cd.t, bs = cd.bs;
       return smem > 0;
@@ -244,6 +249,16 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
      * KS 2: 112 CTAs of 16 warps or 128 of 14; NF4 bf16 61.1 -> 58.5 us,
      * f32 61.8 -> 59.7; Q2_0 g128 within 1%, g64 f32 41.0 -> 43.5;
      * bench/NOTES.md v8). */
+    /* Q2_0 direct, one activation row, k-split 2: the wide kernel (28
+     * warps of one tile) where its CTAs are one wave. Q2_0 is held by each
+     * warp's latency, so twice the warps gain (H200, 28672 x 8192: g64
+     * 29.3 -> 28.3 us, g128 28.8 -> 28.3), where NF4, held by the
+     * shared-memory pipe, lost 6% (bench/NOTES.md v10). */
+    if (xm == kDirect && one && smem && KS == 2 && !tu.w && !tu.t && !tu.b && !tu.phases &&
+        qgc_units(Lw->ntiles, 1, kWideWarps / KS) <= d.sms) {
+      const size_t sw = qgc_fit<L>(Lw->k, Lw->nch, d, true, kWideWarps, 1, ng, ncols, KS, 1, xm);
+      if (sw) W = kWideWarps, t = 1, bs = 1, phases = 1, smem = sw;
+    }
     if (Fmt<L>::kNF4 && one && smem && W == kMaxWarps && wfill && !tu.w) {
       const int64_t units_w = qgc_units(Lw->ntiles, t, W / KS), units_f = qgc_units(Lw->ntiles, t, wfill / KS);
       const size_t sf = units_f > units_w && units_f <= d.sms
@@ -294,6 +309,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   p.eps = a->eps;
   p.inv_k = 1.0f / (float)Lw->k;
   p.q2_magic = qgc::kQ2Magic;
+  qgc::nf4_planes(p.nf4_pl);
 
   TailParams &tp = pl->tp;
   tp = TailParams{};

@@ -38,7 +38,7 @@ static bool parse_item(const char *s, size_t len, qgc_plan_tune *t, char *err, s
     return false;
   }
   int *field = KEY("ks") ? &t->ks : KEY("t") ? &t->t : KEY("w") ? &t->w : KEY("phases") ? &t->phases : NULL;
-  const long max = KEY("ks") || KEY("w") ? 16 : KEY("t") ? 2 : 1024;
+  const long max = KEY("ks") ? 16 : KEY("w") ? QGC_TUNE_MAX_WARPS : KEY("t") ? 2 : 1024;
   const bool pow2 = KEY("ks"); /* w: any count, so that W / KS row groups can fit the SMs evenly */
 #undef KEY
   if (field == NULL) {

@@ -14,6 +14,7 @@ extern "C" {
 #endif
 
 enum { QGC_B_CTA = 1, QGC_B_WARP = 2 };
+#define QGC_TUNE_MAX_WARPS 28 /* qgc::kWideWarps */
 enum { QGC_X_DIRECT = 1, QGC_X_INT = 2, QGC_X_AUTO = 3 };
 
 /* Each field 0 where the plan chooses, so a zeroed struct is no override. */
@@ -21,8 +22,11 @@ typedef struct qgc_plan_tune {
   int ks;     /* k-split: 1, 2, 4, 8, 16 (changes the summation order, so the bits) */
   int t;      /* tiles per warp: 1, 2 */
   int b;      /* activations (B) per CTA or per warp: QGC_B_CTA, QGC_B_WARP */
-  int w;      /* warps per CTA: 1 to 16, taken down to a multiple of the
-               * k-split (each row group takes one warp per slice) */
+  int w;      /* warps per CTA: 1 to QGC_TUNE_MAX_WARPS, taken down to a
+               * multiple of the k-split (each row group takes one warp per
+               * slice); more than 16 only for one tile per warp, B per CTA
+               * and NF4 bf16 x or Q2_0 direct in one column group (the
+               * wide kernel, kernels_matvec.cuh) */
   int phases; /* B per CTA staged in this many phases (1 = all of k) */
   int x;      /* Q2_0 with bf16 x, no norm: bf16 mma (QGC_X_DIRECT), the
                * integer mma on int8 digits of x (QGC_X_INT) wherever it
