@@ -493,16 +493,18 @@ QGC_UNROLL
                                               float (&p1)[NG]) {
 QGC_UNROLL
     for (int G = 0; G < NG; ++G) {
-      /* Q2_0 (issue-bound): lanes past the launch's columns read its last
-       * one (their D columns are never written): no predicate, no zeroing,
-       * 2-11% faster at m = 1 on the H200. NF4 (held by the shared-memory
-       * pipe): only the launch's columns load, fewer wavefronts (the
-       * clamp was 1-6% slower at m = 1; bench/NOTES.md v10). */
-      const int col = F::kNF4 ? 8 * G + g : min(8 * G + g, p.ncols - 1);
+      /* Q2_0 (issue-bound) up to 16 columns: lanes past the launch's
+       * columns read its last one (their D columns are never written): no
+       * predicate, no zeroing, 2-11% faster at m = 1 on the H200. NF4
+       * (held by the shared-memory pipe) and 32 columns: only the launch's
+       * columns load, fewer wavefronts (the clamp was 1-6% slower for NF4
+       * at m = 1, 2-4% for three bf16 terms in 32 columns; NOTES v10). */
+      constexpr bool kClamp = !F::kNF4 && NG < 4;
+      const int col = kClamp ? min(8 * G + g, p.ncols - 1) : 8 * G + g;
 QGC_UNROLL
       for (int q = 0; q < QB; ++q) {
         uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
-        if (!F::kNF4 || col < p.ncols) {
+        if (kClamp || col < p.ncols) {
           const char *src = sb_words(sbB, eb * QB + q, p.ncols, col, t);
           lo = lds128_ordered(src);
           hi = lds128_ordered(src + 16);
