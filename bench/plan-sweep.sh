@@ -10,7 +10,8 @@
 # batched_ks4 (bf16 x, m = 8 and 16 at the shapes of k-split 4 on the
 # H200: the plan's B per CTA in phases against B per warp), int
 # (Q2_0 bf16 x, every shape, m = 1, 8, 16: the direct bf16 mma against the
-# integer mma, x=int). Needs
+# integer mma, x=int), wide28 (bf16 x, m = 1 and 8 at 28672x8192 and
+# 14336x4096: the wide kernel, w=28, against the plan). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
 # Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
 # (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
@@ -67,6 +68,14 @@ group_batched_long() {
 group_batched_ks4() {
   sweep batched_ks4 "--shape 14336x4096 --shape 8192x28672 --format all --dtype bf16 --m 8,16" \
     "" "b=warp" "b=warp,t=1"
+}
+
+# The wide kernel (28 warps of one tile, B per CTA; bench/NOTES.md v10)
+# for one column group of bf16 x: Q2_0 and NF4 at m = 8 (where Q2_0 g64
+# is 1.56x its m = 1) and the shapes the plan does not give it at m = 1.
+group_wide28() {
+  sweep wide28 "--shape 28672x8192 --shape 14336x4096 --format all --dtype bf16 --m 1,8" \
+    "" "w=28,t=1" "w=28,t=1,phases=2" "w=28,t=1,phases=4"
 }
 
 group_int() {
