@@ -571,7 +571,7 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
   ck_assert(!pl.main || pl.kc.grid >= 1);
   ck_assert_int_le(pl.kc.block, 32 * kWideWarps);
   if (pl.kc.block > kMaxThreads) /* the wide kernel's one configuration */
-    ck_assert(pl.kc.t == 1 && pl.kc.ng == 1 && pl.kc.bs && (pl.kc.xm == kS1 || pl.kc.xm == kDirect));
+    ck_assert(wide_config(h.L.format == QGEMV_NF4, pl.kc.xm, pl.kc.ng, pl.kc.t, pl.kc.bs));
   ck_assert_int_le(pl.KS, h.L.nch);
   if (pl.tail) qgc_with_layout(h.L.id, [&](auto lay) { emulate_tail<decltype(lay)::value>(pl.tp); });
   for (int64_t r0 = 0; pl.main && r0 < a.m; r0 += pl.rows) {

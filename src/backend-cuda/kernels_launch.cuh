@@ -28,6 +28,7 @@ struct Kernels {
   template <int I>
   static constexpr KernelFn fn() {
     if constexpr (I == 36) {
+      static_assert(wide_config(F::kNF4, X0, 1, 1, 1), "the wide kernel's configuration");
       return matvec_kernel<L, X0, 1, 1, 1, kWideWarps>;
     } else {
       constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : X2, NG = 1 << ((I / 4) % 3), T = (I / 2) % 2 + 1, BS = I % 2;

@@ -86,6 +86,12 @@ constexpr int kMaxThreads = 32 * kMaxWarps;
  * there (2-3% faster on the H200); NF4, held by the shared-memory pipe,
  * lost 6% with it, so it is QGEMV_CUDA_PLAN's only (bench/NOTES.md v10). */
 constexpr int kWideWarps = 28;
+/* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
+ * first activation mode of the format, one column group, one tile, B per
+ * CTA. */
+__host__ __device__ constexpr bool wide_config(bool nf4, int xm, int ng, int t, int bs) {
+  return xm == (nf4 ? kS1 : kDirect) && ng == 1 && t == 1 && bs;
+}
 constexpr int kLutBytes = kLutEntries * 8; /* NF4 table, at the end of the dynamic shared memory */
 
 /* What the kernels know of a layout (L: a qg_layout_id). A layout without

@@ -12,6 +12,7 @@
 #define QGC_MATVEC_PLAN_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <utility>
 
@@ -53,6 +54,12 @@ struct qgc_plan {
   unsigned tail_ys;       /* the tail grid's activation-row stride */
   bool pdl;
   bool fits;              /* false only where QGEMV_CUDA_PLAN asks for what cannot run */
+};
+
+/* NF4's table as byte planes (nf4_planes), for Params::nf4_pl. */
+struct qgc_nf4_planes {
+  uint32_t w[16];
+  qgc_nf4_planes() { qgc::nf4_planes(w); }
 };
 
 /* Dynamic shared memory of one geometry for a row of k (nch chunks), 0
@@ -216,7 +223,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     const auto next_r = [&](int r) { return r < maxr && 2 * r > maxr ? maxr : 2 * r; };
     const auto fit = [&](const qgc_cand &cd, int w, int r) {
       /* more than kMaxWarps: only the wide kernel's configuration */
-      if (w > kMaxWarps && !(w <= kWideWarps && xm == (Fmt<L>::kNF4 ? kS1 : kDirect) && ng == 1 && cd.t == 1 && cd.bs))
+      if (w > kMaxWarps && !(w <= kWideWarps && wide_config(Fmt<L>::kNF4, xm, ng, cd.t, cd.bs)))
         return false;
       if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, cd.bs != 0, w, cd.t, ng, ncols, KS, r, xm)) > 0)
         W = w, phases = r, t = cd.t, bs = cd.bs;
@@ -254,7 +261,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
      * warp's latency, so twice the warps gain (H200, 28672 x 8192: g64
      * 29.3 -> 28.3 us, g128 28.8 -> 28.3), where NF4, held by the
      * shared-memory pipe, lost 6% (bench/NOTES.md v10). */
-    if (xm == kDirect && one && smem && KS == 2 && !tu.w && !tu.t && !tu.b && !tu.phases &&
+    if (!Fmt<L>::kNF4 && wide_config(false, xm, ng, 1, 1) && one && smem && KS == 2 && !tu.w && !tu.t && !tu.b && !tu.phases &&
         qgc_units(Lw->ntiles, 1, kWideWarps / KS) <= d.sms) {
       const size_t sw = qgc_fit<L>(Lw->k, Lw->nch, d, true, kWideWarps, 1, ng, ncols, KS, 1, xm);
       if (sw) W = kWideWarps, t = 1, bs = 1, phases = 1, smem = sw;
@@ -309,7 +316,9 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   p.eps = a->eps;
   p.inv_k = 1.0f / (float)Lw->k;
   p.q2_magic = qgc::kQ2Magic;
-  qgc::nf4_planes(p.nf4_pl);
+  /* the planes are constants: made once, not on every call's plan */
+  static const qgc_nf4_planes planes;
+  memcpy(p.nf4_pl, planes.w, sizeof p.nf4_pl);
 
   TailParams &tp = pl->tp;
   tp = TailParams{};
