@@ -592,6 +592,32 @@ START_TEST(test_wide_kernel) {
 }
 END_TEST
 
+/* The plan's own wide kernel for batched Q2_0 g64 (28667 x 1024, bf16 x,
+ * m = 8 on an H200: 128 CTAs of 28 warps at k-split 2, B per CTA; the
+ * emulated test_plan checks that choice for this shape), against m = 1,
+ * which takes 16 or 28 warps at the same k-split: every row the same
+ * bits. Other formats and devices run the same check on their own plans. */
+START_TEST(test_batched_wide_plan) {
+  const int fi = _i;
+  const int64_t n = 28667, k = 1024, m = 8;
+  problem p;
+  problem_make(&p, 4242, DIST_NORMAL, fi, n, k, m, QGEMV_BF16, false, QGEMV_F32);
+  tu_guarded all = run_guarded(p.w, p.x, NULL, QGEMV_F32, m, n);
+  check_contract(&p, QGEMV_F32, all.mem, tu_format(fi).name);
+  for (int64_t r = 0; r < m; r += quick ? 7 : 1) {
+    qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * 2, QGEMV_BF16, 1, k);
+    tu_guarded one = run_guarded(p.w, xr, NULL, QGEMV_F32, 1, n);
+    ck_assert_msg(memcmp(one.mem, all.mem + (size_t)(r * n) * 4, (size_t)n * 4) == 0,
+                  "%s %lldx%lld: row %lld of the m=8 call differs from m=1", tu_format(fi).name, (long long)n,
+                  (long long)k, (long long)r);
+    tu_guarded_free(&one);
+    qgemv_tensor_free(xr);
+  }
+  tu_guarded_free(&all);
+  problem_free(&p);
+}
+END_TEST
+
 START_TEST(test_device_facts) {
   qgemv_device_info info;
   CHECK_OK(qgemv_ctx_info(ctx, &info));
@@ -643,6 +669,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_correlated_rows, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_pdl_chain, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_wide_kernel, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_batched_wide_plan, 0, qgemv_format_count());
   tcase_add_test(tc, test_no_memory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -757,6 +757,26 @@ START_TEST(test_plan) {
             ck_assert_msg(pl.kc.block == (F.f == QGEMV_NF4 ? 448u : wide ? 896u : 512u) &&
                               pl.kc.grid == (F.f == QGEMV_NF4 || wide ? 128u : 112u),
                           "%s 28672x8192 m=1: %u threads, %u CTAs", F.name, pl.kc.block, pl.kc.grid);
+          /* Q2_0 g64 direct batched in one column group: the wide kernel
+           * where its CTAs make one wave over 3/4 of the SMs or more
+           * (28672 x 8192 at KS 2, 14336 x 4096 at KS 4: 128 CTAs), not at
+           * 8192 x 28672 (74 CTAs), nor for g128 or 16 rows (v11) */
+          if (dev == &kH200 && F.f == QGEMV_Q2_0 && xt == QGEMV_BF16 && m == 8) {
+            const bool want = F.group == 64 && (s[0] == 28672 || s[0] == 14336);
+            ck_assert_msg((pl.kc.block == 896u) == want && (!want || (pl.kc.t == 1 && pl.kc.bs && pl.kc.grid == 128u)),
+                          "%s %lldx%lld m=8: %u threads, t %d, bs %d, %u CTAs", F.name, (long long)s[0],
+                          (long long)s[1], pl.kc.block, pl.kc.t, pl.kc.bs, pl.kc.grid);
+          }
+          if (m == 16) ck_assert_int_le(pl.kc.block, 32 * kMaxWarps);
+          /* test_cuda_backend's test_batched_wide_plan runs this choice on
+           * the GPU at 28667 x 1024 */
+          if (dev == &kH200 && F.f == QGEMV_Q2_0 && F.group == 64 && xt == QGEMV_BF16 && m == 8 && s[0] == 28672) {
+            PlanCall t;
+            plan_call(F, 28667, 1024, 8, xt, t);
+            const qgc_plan pt = qgc_make_plan(&t.L, &t.a, *dev);
+            ck_assert_msg(pt.kc.block == 896u && pt.KS == 2 && pt.kc.grid == 128u, "28667x1024 m=8: %u threads, KS %d",
+                          pt.kc.block, pt.KS);
+          }
           /* 12 warps at KS 4 made more than one wave of CTAs: never taken */
           if (dev == &kH200 && pl.KS == 4) ck_assert_msg(pl.kc.block != 384u, "%s %lldx%lld m=%lld: 12 warps at KS 4",
                                                          F.name, (long long)s[0], (long long)s[1], (long long)m);

@@ -266,6 +266,23 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
       const size_t sw = qgc_fit<L>(Lw->k, Lw->nch, d, true, kWideWarps, 1, ng, ncols, KS, 1, xm);
       if (sw) W = kWideWarps, t = 1, bs = 1, phases = 1, smem = sw;
     }
+    /* Q2_0 g64 direct, batched in one column group: the wide kernel too,
+     * B per CTA in the fewest phases that fit, where its CTAs make one wave
+     * over at least 3/4 of the SMs. The k-split stays the plan's, so the
+     * rows keep m = 1's bits (H200, m = 8: 28672 x 8192 44.4 -> 39.1 us,
+     * 14336 x 4096 17.0 -> 13.4; g128 was 2% slower at both: bench/NOTES.md
+     * v11). */
+    if (!Fmt<L>::kNF4 && Fmt<L>::QB == 1 && wide_config(false, xm, ng, 1, 1) && !one && smem && kWideWarps % KS == 0 &&
+        !tu.w && !tu.t && !tu.b && !tu.phases) {
+      const int64_t uw = qgc_units(Lw->ntiles, 1, kWideWarps / KS);
+      for (int r = 1; 4 * uw > 3 * (int64_t)d.sms && uw <= d.sms && r <= maxr; r = next_r(r)) {
+        const size_t sw = qgc_fit<L>(Lw->k, Lw->nch, d, true, kWideWarps, 1, ng, ncols, KS, r, xm);
+        if (sw) {
+          W = kWideWarps, t = 1, bs = 1, phases = r, smem = sw;
+          break;
+        }
+      }
+    }
     if (Fmt<L>::kNF4 && one && smem && W == kMaxWarps && wfill && !tu.w) {
       const int64_t units_w = qgc_units(Lw->ntiles, t, W / KS), units_f = qgc_units(Lw->ntiles, t, wfill / KS);
       const size_t sf = units_f > units_w && units_f <= d.sms
