@@ -331,6 +331,12 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   const bool bf = xmode_bf16(XM), phased = BS && p.phases > 1;
   const int R = phased ? p.phases : 1, P = phase_chunks(p.nch, KS, p.phases);
   phased_launches += phased;
+  /* the values the host made for the kernel's prologue */
+  ck_assert_int_eq(p.P, P);
+  ck_assert_int_eq(p.nbe, b_scale_blocks(p.k, F::BK, NEB, p.nch, KS, p.phases));
+  for (int s = 0; s <= KS; s++) ck_assert_int_eq(slice_start(p, s), (int)((int64_t)s * p.nch / KS));
+  for (int b = 0; b < (int)pl.kc.grid; b++)
+    ck_assert_int_eq(cta_units(p, b), b < p.units ? (p.units - b + (int)pl.kc.grid - 1) / (int)pl.kc.grid : 0);
   b3_wide_launches += XM == kB3 && NG == 4;
   const int64_t neb_k = p.k / F::BK;
   ck_assert_int_le(p.ncols, 8 * NG);

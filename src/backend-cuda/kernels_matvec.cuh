@@ -143,6 +143,13 @@ struct Params {
   int G, KS;
   int early;          /* ring stages issued before griddepcontrol.wait */
   int phases;         /* BS = 1: 1 = B for all of k; R > 1: in R phases */
+  /* Made on the host, so that no CTA divides in its prologue (integer
+   * divisions were 7-8 of the 600-1000 instructions every warp ran there,
+   * bench/NOTES.md v11): */
+  int ks_shift;       /* log2 KS: slice s starts at chunk (s nch) >> ks_shift */
+  int P;              /* phase_chunks(nch, KS, phases) */
+  int nbe;            /* b_scale_blocks(k, BK, NEB, nch, KS, phases) */
+  int iters_q, iters_r; /* units = iters_q grid + iters_r */
   const void *x, *gamma; /* x [m][k] of this launch; gamma [k] or null */
   void *y;            /* [m][n] of this launch */
   int m, ncols;       /* activation rows, B columns (m x splits) */
@@ -160,6 +167,10 @@ __host__ __device__ inline int phase_chunks(int nch, int KS, int phases) {
 __host__ __device__ inline int b_scale_blocks(int64_t k, int BK, int NEB, int nch, int KS, int phases) {
   return phases <= 1 ? (int)(k / BK) : KS * phase_chunks(nch, KS, phases) * NEB;
 }
+/* The first chunk of k-slice s (KS is a power of two). */
+__host__ __device__ inline int slice_start(const Params &p, int s) { return (s * p.nch) >> p.ks_shift; }
+/* The units CTA b takes: ceil((units - b) / grid) for b < units. */
+__host__ __device__ inline int cta_units(const Params &p, int b) { return p.iters_q + (b < p.iters_r ? 1 : 0); }
 
 /* Dynamic shared memory of a launch (byte offsets; host and device agree):
  *   bars  one mbarrier per ring slot and warp
@@ -203,15 +214,20 @@ __host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int 
   p.total = off;
   return p;
 }
+/* nbe: the staged B buffer's scale blocks (0: B per warp). */
+template <int L>
+__host__ __device__ inline SmemPlan smem_plan_nbe(int W, int T, int NG, int nbe, int ncols, int KS, int xm) {
+  using F = Fmt<L>;
+  SmemPlan p = smem_plan(F::CH, F::QB, W, T, NG, nbe, ncols, KS, xm == kI4);
+  p.lut = round_up(p.total, 128);
+  if (F::kNF4) p.total = p.lut + kLutBytes;
+  return p;
+}
 template <int L>
 __host__ __device__ inline SmemPlan smem_plan_of(bool bs, int W, int T, int NG, int64_t k, int nch, int ncols, int KS,
                                                  int phases, int xm) {
   using F = Fmt<L>;
-  SmemPlan p = smem_plan(F::CH, F::QB, W, T, NG, bs ? b_scale_blocks(k, F::BK, F::NEB, nch, KS, phases) : 0, ncols,
-                         KS, xm == kI4);
-  p.lut = round_up(p.total, 128);
-  if (F::kNF4) p.total = p.lut + kLutBytes;
-  return p;
+  return smem_plan_nbe<L>(W, T, NG, bs ? b_scale_blocks(k, F::BK, F::NEB, nch, KS, phases) : 0, ncols, KS, xm);
 }
 
 /* B words of one 64-block and column in the staged buffer (BS = 1), and
@@ -595,7 +611,7 @@ __device__ __forceinline__ bool staged_block(const Params &p, int ph, int bi, in
   eb = bi;
   if (p.phases > 1) {
     const int s = bi / (P * NEB), r = bi % (P * NEB), lc = ph * P + r / NEB;
-    const int c0 = (int)((int64_t)s * p.nch / p.KS), c1 = (int)((int64_t)(s + 1) * p.nch / p.KS);
+    const int c0 = slice_start(p, s), c1 = slice_start(p, s + 1);
     eb = (c0 + lc) * NEB + r % NEB;
     if (lc >= c1 - c0) return false;
   }
@@ -615,10 +631,10 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
   using F = Fmt<L>;
   constexpr int BK = F::BK, QB = F::QB, SPL = xmode_splits(XM), NEB = F::NEB;
   const int neb_k = (int)(p.k / BK); /* scale blocks of k */
-  const int nbe = b_scale_blocks(p.k, BK, NEB, p.nch, p.KS, p.phases);
+  const int nbe = p.nbe;
   const int cps = p.ncols * nbe * 4 > (int)blockDim.x ? SPL : 1; /* columns per thread */
   const int groups = p.ncols / cps, units = groups * nbe * 4;
-  const int P = phase_chunks(p.nch, p.KS, p.phases);
+  const int P = p.P;
   const XSrc src = {p.gamma, p.x_bf16 != 0, p.x_vec != 0, p.g_bf16 != 0, p.g_vec != 0};
   for (int base = 0; base < units; base += blockDim.x) {
     const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, col0 = cu % groups * cps, bi = cu / groups;
@@ -679,7 +695,7 @@ QGC_NO_UNROLL
   __syncthreads();
   for (int i = threadIdx.x; i < p.KS * p.ncols; i += blockDim.x) {
     const int s = i / p.ncols, col = i % p.ncols;
-    const int c0 = (int)((int64_t)s * p.nch / p.KS), c1 = (int)((int64_t)(s + 1) * p.nch / p.KS);
+    const int c0 = slice_start(p, s), c1 = slice_start(p, s + 1);
     const int b1 = min(c1 * NEB, neb_k); /* the blocks of the slice that exist */
     float q = 0.0f;
     if (p.phases <= 1) {
@@ -704,9 +720,9 @@ __device__ __forceinline__ void stage_range_i4(const Params &p, int ph, char *sb
   using F = Fmt<L>;
   constexpr int BK = F::BK, QB = F::QB, NEB = F::NEB;
   const int neb_k = (int)(p.k / BK);
-  const int nbe = b_scale_blocks(p.k, BK, NEB, p.nch, p.KS, p.phases);
+  const int nbe = p.nbe;
   const int nact = p.ncols / kDigits, units = nact * nbe * 4;
-  const int P = phase_chunks(p.nch, p.KS, p.phases);
+  const int P = p.P;
   const XSrc src = {nullptr, true, p.x_vec != 0, false, false};
   for (int base = 0; base < units; base += blockDim.x) {
     const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, a = cu % nact, bi = cu / nact;
@@ -765,7 +781,7 @@ __global__ void __launch_bounds__(32 * MAXW, 1) matvec_kernel(const Params p) {
   pdl_launch_dependents();
   const int W = blockDim.x >> 5, w = threadIdx.x >> 5;
   const int gi = w / p.KS, sl = w % p.KS;
-  const SmemPlan sp = smem_plan_of<L>(BS != 0, W, T, NG, p.k, p.nch, p.ncols, p.KS, p.phases, XM);
+  const SmemPlan sp = smem_plan_nbe<L>(W, T, NG, BS ? p.nbe : 0, p.ncols, p.KS, XM);
 
   WarpCtx<L, XM, NG, T, BS> cx;
   cx.lane = threadIdx.x & 31;
@@ -801,11 +817,11 @@ QGC_UNROLL
     fence_mbar_init();
   }
 
-  const int c0 = (int)((int64_t)sl * p.nch / p.KS), c1 = (int)((int64_t)(sl + 1) * p.nch / p.KS);
+  const int c0 = slice_start(p, sl), c1 = slice_start(p, sl + 1);
   const int nloc = c1 - c0;
   /* The units of this CTA; the warp's valid ones come first (its row
    * group grows with the unit). */
-  const int iters = (int)blockIdx.x < p.units ? (p.units - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x : 0;
+  const int iters = (int)blockIdx.x < p.units ? cta_units(p, (int)blockIdx.x) : 0;
   int nvalid = 0;
   while (nvalid < iters && ((int)blockIdx.x + nvalid * (int)gridDim.x) * p.G + gi < p.T_groups) ++nvalid;
   /* One stream of chunks over the warp's units: position j is chunk c0 +
@@ -854,7 +870,7 @@ QGC_UNROLL
   __syncthreads(); /* the table, B and the barriers are ready */
   prologue(p.early, S);
 
-  const int R = phased ? p.phases : 1, P = phased ? phase_chunks(p.nch, p.KS, p.phases) : nloc;
+  const int R = phased ? p.phases : 1, P = phased ? p.P : nloc;
   for (int it = 0; it < iters; ++it) {
     const int u = (int)blockIdx.x + it * (int)gridDim.x;
 QGC_UNROLL

@@ -324,6 +324,11 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   p.KS = KS;
   p.early = bs ? 1 : kStages;
   p.phases = bs ? phases : 1;
+  while ((1 << p.ks_shift) < KS) ++p.ks_shift; /* KS: a power of two (the plan's and QGEMV_CUDA_PLAN's) */
+  p.P = qgc::phase_chunks(p.nch, KS, p.phases);
+  p.nbe = qgc::b_scale_blocks(p.k, qgc::Fmt<L>::BK, qgc::Fmt<L>::NEB, p.nch, KS, p.phases);
+  p.iters_q = pl->kc.grid ? (int)(units / pl->kc.grid) : 0;
+  p.iters_r = pl->kc.grid ? (int)(units % pl->kc.grid) : 0;
   p.gamma = a->gamma;
   p.x_bf16 = a->x_dtype == QGEMV_BF16;
   p.x_vec = (uintptr_t)a->x % 16 == 0; /* rows keep it: k * size is a multiple of 128 */
