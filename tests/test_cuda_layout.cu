@@ -335,6 +335,14 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   ck_assert_int_eq(p.P, P);
   ck_assert_int_eq(p.nbe, b_scale_blocks(p.k, F::BK, NEB, p.nch, KS, p.phases));
   for (int s = 0; s <= KS; s++) ck_assert_int_eq(slice_start(p, s), (int)((int64_t)s * p.nch / KS));
+  /* the staging's and the epilogue's divisions by multiply, over every
+   * dividend the kernel can take */
+  const int cps = XM == kI4 ? 1 : p.ncols * p.nbe * 4 > (int)pl.kc.block ? SPL : 1;
+  ck_assert_int_eq(p.st_cps, cps);
+  ck_assert_int_eq(p.st_groups, XM == kI4 ? p.ncols / kDigits : p.ncols / cps);
+  for (int cu = 0; cu < p.st_groups * p.nbe; cu++) ck_assert_int_eq(div_by((uint32_t)cu, p.st_magic), cu / p.st_groups);
+  const int ru = p.G * T * 16;
+  for (int o = 0; o < ru * p.m; o++) ck_assert_int_eq(div_by((uint32_t)o, p.ru_magic), o / ru);
   for (int b = 0; b < (int)pl.kc.grid; b++)
     ck_assert_int_eq(cta_units(p, b), b < p.units ? (p.units - b + (int)pl.kc.grid - 1) / (int)pl.kc.grid : 0);
   b3_wide_launches += XM == kB3 && NG == 4;
@@ -733,6 +741,25 @@ void plan_call(const Format &F, int64_t n, int64_t k, int64_t m, int xt, PlanCal
 /* The plan: B in phases when B for all of k does not fit (batched f32
  * at k = 28672 on the H200), k-splits within the device's shared memory,
  * and the H200 lab winners' geometry where they apply. */
+/* div_by: n / d by one multiply, for every divisor the kernels take and
+ * dividends up to far past what they divide. */
+START_TEST(test_div_magic) {
+  long bad = 0;
+  uint32_t bad_n = 0, bad_d = 0;
+  const auto check = [&](uint32_t n, uint32_t d, uint64_t M) {
+    if (div_by(n, M) != (int)(n / d)) ++bad, bad_n = n, bad_d = d;
+  };
+  for (uint32_t d = 1; d <= 4096; d++) {
+    const uint64_t M = div_magic(d);
+    const uint32_t top = 0xffffffffu / d; /* n d < 2^32 */
+    for (uint32_t n = 0; n < 70000 && n <= top; n += (n < 5000 ? 1 : 97)) check(n, d, M);
+    for (uint32_t n = top > 3000 ? top - 3000 : 0; n < top; n++) check(n, d, M);
+    check(top, d, M);
+  }
+  ck_assert_msg(bad == 0, "%ld quotients wrong, e.g. %u / %u", bad, bad_n, bad_d);
+}
+END_TEST
+
 START_TEST(test_plan) {
   const Format F = format_at(_i);
   const int64_t shapes[][2] = {{28672, 8192}, {8192, 28672}, {4096, 4096}, {4096, 14336}, {14336, 4096}};
@@ -1088,6 +1115,7 @@ int main(void) {
   tcase_set_timeout(tc, 900);
   tcase_add_loop_test(tc, test_every_combination, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_geometries, 0, QG_LAYOUT_COUNT);
+  tcase_add_test(tc, test_div_magic);
   tcase_add_loop_test(tc, test_plan, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_plan_tune, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);

@@ -150,6 +150,11 @@ struct Params {
   int P;              /* phase_chunks(nch, KS, phases) */
   int nbe;            /* b_scale_blocks(k, BK, NEB, nch, KS, phases) */
   int iters_q, iters_r; /* units = iters_q grid + iters_r */
+  /* Per launch (ncols): the staging's columns per thread and column
+   * groups (kI4: activation rows), and div_magic() multipliers for the
+   * staging's division by st_groups and the epilogue's by G T 16. */
+  int st_cps, st_groups;
+  uint64_t st_magic, ru_magic;
   const void *x, *gamma; /* x [m][k] of this launch; gamma [k] or null */
   void *y;            /* [m][n] of this launch */
   int m, ncols;       /* activation rows, B columns (m x splits) */
@@ -167,6 +172,11 @@ __host__ __device__ inline int phase_chunks(int nch, int KS, int phases) {
 __host__ __device__ inline int b_scale_blocks(int64_t k, int BK, int NEB, int nch, int KS, int phases) {
   return phases <= 1 ? (int)(k / BK) : KS * phase_chunks(nch, KS, phases) * NEB;
 }
+/* n / d for n d < 2^32 by one wide multiply with M = div_magic(d): M d =
+ * 2^32 + e with 0 <= e < d, so n M / 2^32 = n / d + n e / (d 2^32), and
+ * the second term stays under 1 / d, which cannot reach the next integer. */
+__host__ __device__ constexpr uint64_t div_magic(uint32_t d) { return (uint64_t)(0xffffffffu / d) + 1u; }
+__host__ __device__ inline int div_by(uint32_t n, uint64_t M) { return (int)(((uint64_t)n * M) >> 32); }
 /* The first chunk of k-slice s (KS is a power of two). */
 __host__ __device__ inline int slice_start(const Params &p, int s) { return (s * p.nch) >> p.ks_shift; }
 /* The units CTA b takes: ceil((units - b) / grid) for b < units. */
@@ -632,12 +642,11 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
   constexpr int BK = F::BK, QB = F::QB, SPL = xmode_splits(XM), NEB = F::NEB;
   const int neb_k = (int)(p.k / BK); /* scale blocks of k */
   const int nbe = p.nbe;
-  const int cps = p.ncols * nbe * 4 > (int)blockDim.x ? SPL : 1; /* columns per thread */
-  const int groups = p.ncols / cps, units = groups * nbe * 4;
+  const int cps = p.st_cps, groups = p.st_groups, units = groups * nbe * 4; /* cps: columns per thread */
   const int P = p.P;
   const XSrc src = {p.gamma, p.x_bf16 != 0, p.x_vec != 0, p.g_bf16 != 0, p.g_vec != 0};
   for (int base = 0; base < units; base += blockDim.x) {
-    const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, col0 = cu % groups * cps, bi = cu / groups;
+    const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, bi = div_by(cu, p.st_magic), col0 = (cu - bi * groups) * cps;
     const int row = col0 / SPL, sp0 = col0 % SPL;
     int eb;
     const bool exists = staged_block(p, ph, bi, NEB, P, neb_k, eb), act = u < units && exists;
@@ -721,11 +730,11 @@ __device__ __forceinline__ void stage_range_i4(const Params &p, int ph, char *sb
   constexpr int BK = F::BK, QB = F::QB, NEB = F::NEB;
   const int neb_k = (int)(p.k / BK);
   const int nbe = p.nbe;
-  const int nact = p.ncols / kDigits, units = nact * nbe * 4;
+  const int nact = p.st_groups, units = nact * nbe * 4;
   const int P = p.P;
   const XSrc src = {nullptr, true, p.x_vec != 0, false, false};
   for (int base = 0; base < units; base += blockDim.x) {
-    const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, a = cu % nact, bi = cu / nact;
+    const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, bi = div_by(cu, p.st_magic), a = cu - bi * nact;
     int eb;
     const bool exists = staged_block(p, ph, bi, NEB, P, neb_k, eb), act = u < units && exists;
     float v[QB][16], amax = 0.0f, qb = 0.0f;
@@ -799,15 +808,17 @@ __global__ void __launch_bounds__(32 * MAXW, 1) matvec_kernel(const Params p) {
      * starting at another pair of copies so that a warp's stores hit every
      * bank (computing every copy took 6% of NF4's warp time, v9). */
     uint2 *lut_s = reinterpret_cast<uint2 *>(smem + sp.lut);
-    for (int v = threadIdx.x; v < 256; v += blockDim.x) {
-      const uint2 e = nf4_lut_entry(v);
-      uint4 *dst = reinterpret_cast<uint4 *>(lut_s + 16 * v);
-QGC_UNROLL
-      for (int c = 0; c < 8; ++c) dst[(c + v) & 7] = make_uint4(e.x, e.y, e.x, e.y);
-    }
-    cx.lut = lut_s;
 QGC_UNROLL
     for (int i = 0; i < 16; ++i) cx.pl[i] = p.nf4_pl[i];
+    for (int v = threadIdx.x; v < 256; v += blockDim.x) {
+      uint32_t e[4]; /* the entry from the byte planes: 20 ALU instructions, where
+                        nf4_lut_entry's four fp16 roundings took more (v11) */
+      nf4_prmt2(cx.pl, (uint32_t)v, e);
+      uint4 *dst = reinterpret_cast<uint4 *>(lut_s + 16 * v);
+QGC_UNROLL
+      for (int c = 0; c < 8; ++c) dst[(c + v) & 7] = make_uint4(e[0], e[1], e[0], e[1]);
+    }
+    cx.lut = lut_s;
   }
   const uint32_t bars = smem_addr(smem + sp.bars) + w * S * 8;
   char *ring = smem + sp.ring + (size_t)w * S * T * CH;
@@ -925,7 +936,7 @@ QGC_UNROLL
     __syncthreads();
     const int ru = p.G * T * 16;
     for (int o = threadIdx.x; o < ru * p.m; o += blockDim.x) {
-      const int rl = o % ru, a = o / ru;
+      const int a = div_by(o, p.ru_magic), rl = o - a * ru;
       const int ogi = rl / (T * 16), tt = (rl / 16) % T, r = rl % 16;
       const int tile = (u * p.G + ogi) * T + tt;
       if (u * p.G + ogi >= p.T_groups || tile >= p.tiles) continue;

@@ -378,6 +378,14 @@ static inline void qgc_plan_rows(qgc_plan *pl, const qg_matvec_args *a, int64_t 
   const size_t xs = a->x_dtype == QGEMV_F32 ? 4 : 2, ys = a->y_dtype == QGEMV_F32 ? 4 : 2;
   p.m = (int)(a->m - r0 < pl->rows ? a->m - r0 : pl->rows);
   p.ncols = p.m * qgc::xmode_splits(pl->kc.xm);
+  if (pl->kc.xm == qgc::kI4) {
+    p.st_cps = 1, p.st_groups = p.ncols / qgc::kDigits;
+  } else {
+    p.st_cps = p.ncols * p.nbe * 4 > (int)pl->kc.block ? qgc::xmode_splits(pl->kc.xm) : 1;
+    p.st_groups = p.ncols / p.st_cps;
+  }
+  p.st_magic = qgc::div_magic((uint32_t)(p.st_groups > 0 ? p.st_groups : 1));
+  p.ru_magic = qgc::div_magic((uint32_t)(p.G * pl->kc.t * 16));
   p.x = static_cast<const char *>(a->x) + (size_t)r0 * (size_t)p.k * xs;
   p.y = static_cast<char *>(a->y) + (size_t)r0 * (size_t)p.n * ys;
 }
