@@ -11,7 +11,8 @@
 # Default options: the issue-13 shapes, every format, bf16 and f32, m = 1,
 # 8, 16. With --rmsnorm and friends, pass the whole set. Output: the table
 # on stdout and $OUT/ab.tar.xz (the CSVs and the table; the device tool
-# returns at most 8 files a call). AB_PASSES (default 2); AB_BACKEND
+# returns at most 8 files a call). AB_PASSES (default 2); AB_DEADLINE
+# (seconds: no pass starts after it; default none); AB_BACKEND
 # (default cuda; cpu only to try the script where there is no GPU).
 set -u -o pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -41,7 +42,14 @@ opts=("$@")
   --shape 4096x4096 --format all --dtype bf16,f32 --m 1,8,16)
 B=${QGEMV_PLUGIN_PATH:-}
 rc=0
+done_passes=0
 for pass in $(seq "${AB_PASSES:-2}"); do
+  # AB_DEADLINE: no pass starts after that many seconds (the table then
+  # takes the passes that ran; a script's timeout would lose them all)
+  if [ "${AB_DEADLINE:-0}" -gt 0 ] && [ "$SECONDS" -gt "${AB_DEADLINE}" ]; then
+    echo "gpu-ab.sh: AB_DEADLINE reached, $done_passes passes" >&2
+    break
+  fi
   for side in "${sides[@]}"; do
     pp=$B; [ "$side" = b ] || pp=$work/$side
     QGEMV_PLUGIN_PATH=$pp timeout 200 qgemv bench --backend "${AB_BACKEND:-cuda}" --min-time 0.05 --no-baseline --working-set 512M \
@@ -50,8 +58,10 @@ for pass in $(seq "${AB_PASSES:-2}"); do
     [ "$st" -eq 0 ] || rc=1
     echo "pass $pass $side: rc $st ($SECONDS s)" >&2
   done
+  done_passes=$pass
 done
-python3 - "$work/csv" "${AB_PASSES:-2}" "${sides[@]}" <<'PY' | tee "$work/csv/table.txt"
+[ "$done_passes" -gt 0 ] || { echo "gpu-ab.sh: no pass ran" >&2; exit 1; }
+python3 - "$work/csv" "$done_passes" "${sides[@]}" <<'PY' | tee "$work/csv/table.txt"
 import csv, sys
 d, n, sides = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def load(f):
