@@ -738,9 +738,6 @@ void plan_call(const Format &F, int64_t n, int64_t k, int64_t m, int xt, PlanCal
   c.a.x_dtype = c.a.y_dtype = (qgemv_dtype)xt;
 }
 
-/* The plan: B in phases when B for all of k does not fit (batched f32
- * at k = 28672 on the H200), k-splits within the device's shared memory,
- * and the H200 lab winners' geometry where they apply. */
 /* div_by: n / d by one multiply, for every divisor the kernels take and
  * dividends up to far past what they divide. */
 START_TEST(test_div_magic) {
@@ -760,6 +757,9 @@ START_TEST(test_div_magic) {
 }
 END_TEST
 
+/* The plan: B in phases when B for all of k does not fit (batched f32
+ * at k = 28672 on the H200), k-splits within the device's shared memory,
+ * and the H200 lab winners' geometry where they apply. */
 START_TEST(test_plan) {
   const Format F = format_at(_i);
   const int64_t shapes[][2] = {{28672, 8192}, {8192, 28672}, {4096, 4096}, {4096, 14336}, {14336, 4096}};

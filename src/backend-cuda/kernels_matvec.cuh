@@ -143,8 +143,8 @@ struct Params {
   int G, KS;
   int early;          /* ring stages issued before griddepcontrol.wait */
   int phases;         /* BS = 1: 1 = B for all of k; R > 1: in R phases */
-  /* Made on the host, so that no CTA divides in its prologue (integer
-   * divisions were 7-8 of the 600-1000 instructions every warp ran there,
+  /* Made on the host, to take integer divisions out of the CTAs'
+   * prologue (7-8 of the 600-1000 instructions every warp ran there,
    * bench/NOTES.md v11): */
   int ks_shift;       /* log2 KS: slice s starts at chunk (s nch) >> ks_shift */
   int P;              /* phase_chunks(nch, KS, phases) */

@@ -249,33 +249,21 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
           fit(cd, w, r);
         }
     }
-    /* NF4, one activation row: wfill warps where that puts CTAs on more
-     * SMs in one wave. NF4's kernel is held by each SM's shared-memory
-     * pipe (the table), so spreading its work over more SMs gains where
-     * Q2_0's, held by each warp's latency, does not (H200, 28672 x 8192,
-     * KS 2: 112 CTAs of 16 warps or 128 of 14; NF4 bf16 61.1 -> 58.5 us,
-     * f32 61.8 -> 59.7; Q2_0 g128 within 1%, g64 f32 41.0 -> 43.5;
-     * bench/NOTES.md v8). */
-    /* Q2_0 direct, one activation row, k-split 2: the wide kernel (28
-     * warps of one tile) where its CTAs are one wave. Q2_0 is held by each
-     * warp's latency, so twice the warps gain (H200, 28672 x 8192: g64
-     * 29.3 -> 28.3 us, g128 28.8 -> 28.3), where NF4, held by the
-     * shared-memory pipe, lost 6% (bench/NOTES.md v10). */
-    if (!Fmt<L>::kNF4 && wide_config(false, xm, ng, 1, 1) && one && smem && KS == 2 && !tu.w && !tu.t && !tu.b && !tu.phases &&
-        qgc_units(Lw->ntiles, 1, kWideWarps / KS) <= d.sms) {
-      const size_t sw = qgc_fit<L>(Lw->k, Lw->nch, d, true, kWideWarps, 1, ng, ncols, KS, 1, xm);
-      if (sw) W = kWideWarps, t = 1, bs = 1, phases = 1, smem = sw;
-    }
-    /* Q2_0 g64 direct, batched in one column group: the wide kernel too,
-     * B per CTA in the fewest phases that fit, where its CTAs make one wave
-     * over at least 3/4 of the SMs. The k-split stays the plan's, so the
-     * rows keep m = 1's bits (H200, m = 8: 28672 x 8192 44.4 -> 39.1 us,
-     * 14336 x 4096 17.0 -> 13.4; g128 was 2% slower at both: bench/NOTES.md
-     * v11). */
-    if (!Fmt<L>::kNF4 && Fmt<L>::QB == 1 && wide_config(false, xm, ng, 1, 1) && !one && smem && kWideWarps % KS == 0 &&
-        !tu.w && !tu.t && !tu.b && !tu.phases) {
+    /* Q2_0 direct in one column group: the wide kernel (28 warps of one
+     * tile, B per CTA) where its CTAs make one wave. Q2_0 is held by each
+     * warp's latency, so twice the warps gain, where NF4, held by the
+     * shared-memory pipe, lost 6% (bench/NOTES.md v10).
+     * - One activation row at k-split 2 (H200, 28672 x 8192: g64 29.3 ->
+     *   28.3 us, g128 28.8 -> 28.3).
+     * - Batched, g64 only, over at least 3/4 of the SMs, B in the fewest
+     *   phases that fit; the k-split stays the plan's, so the rows keep
+     *   m = 1's bits (H200, m = 8: 28672 x 8192 44.4 -> 39.1 us, 14336 x
+     *   4096 17.0 -> 13.4; g128 was 2% slower at both: bench/NOTES.md v11). */
+    if (!Fmt<L>::kNF4 && wide_config(false, xm, ng, 1, 1) && smem && kWideWarps % KS == 0 && !tu.w && !tu.t &&
+        !tu.b && !tu.phases) {
       const int64_t uw = qgc_units(Lw->ntiles, 1, kWideWarps / KS);
-      for (int r = 1; 4 * uw > 3 * (int64_t)d.sms && uw <= d.sms && r <= maxr; r = next_r(r)) {
+      const bool take = uw <= d.sms && (one ? KS == 2 : Fmt<L>::QB == 1 && 4 * uw > 3 * (int64_t)d.sms);
+      for (int r = 1; take && r <= (one ? 1 : maxr); r = next_r(r)) {
         const size_t sw = qgc_fit<L>(Lw->k, Lw->nch, d, true, kWideWarps, 1, ng, ncols, KS, r, xm);
         if (sw) {
           W = kWideWarps, t = 1, bs = 1, phases = r, smem = sw;
@@ -283,6 +271,13 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
         }
       }
     }
+    /* NF4, one activation row: wfill warps where that puts CTAs on more
+     * SMs in one wave. NF4's kernel is held by each SM's shared-memory
+     * pipe (the table), so spreading its work over more SMs gains where
+     * Q2_0's, held by each warp's latency, does not (H200, 28672 x 8192,
+     * KS 2: 112 CTAs of 16 warps or 128 of 14; NF4 bf16 61.1 -> 58.5 us,
+     * f32 61.8 -> 59.7; Q2_0 g128 within 1%, g64 f32 41.0 -> 43.5;
+     * bench/NOTES.md v8). */
     if (Fmt<L>::kNF4 && one && smem && W == kMaxWarps && wfill && !tu.w) {
       const int64_t units_w = qgc_units(Lw->ntiles, t, W / KS), units_f = qgc_units(Lw->ntiles, t, wfill / KS);
       const size_t sf = units_f > units_w && units_f <= d.sms
