@@ -122,10 +122,17 @@ extern "C" qgemv_status qgc_open(int device, void **state, int *opened) {
   return QGEMV_OK;
 }
 
+#if QGC_EXP_TIMELINE
+void qgc_timeline_dump();
+#endif
+
 extern "C" void qgc_close(void *state) {
   qgc_state *st = static_cast<qgc_state *>(state);
   DeviceGuard guard(st->device);
   cudaStreamSynchronize(st->own);
+#if QGC_EXP_TIMELINE
+  qgc_timeline_dump();
+#endif
   cudaStreamDestroy(st->own);
   cudaGetLastError();
   delete st;

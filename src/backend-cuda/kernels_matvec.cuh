@@ -73,9 +73,17 @@ __host__ __device__ constexpr bool warp_b_ok(int xm, int NG) { return xm != kI4 
  * faster on the H200's large shapes), none elsewhere (one activation row:
  * 16% slower, held by the ALU pipe's bursts and the latency of the
  * PRMT chain; bench/NOTES.md v10). */
-__host__ __device__ constexpr int nf4_prmt_steps(int NG, int BS) { return NG >= 2 && BS ? 0x5 : 0x0; }
+#ifndef QGC_EXP_NF4PS1
+#define QGC_EXP_NF4PS1 0 /* experiment: step 0 from the planes for one column group with B per CTA too */
+#endif
+__host__ __device__ constexpr int nf4_prmt_steps(int NG, int BS) {
+  return NG >= 2 && BS ? 0x5 : QGC_EXP_NF4PS1 && BS ? 0x1 : 0x0;
+}
 
-constexpr int kStages = 2;      /* ring slots per warp (deeper rings were slower) */
+#ifndef QGC_EXP_STAGES
+#define QGC_EXP_STAGES 2 /* experiment: another ring depth */
+#endif
+constexpr int kStages = QGC_EXP_STAGES; /* ring slots per warp (deeper rings were slower) */
 constexpr int kMaxWarps = 16;   /* per CTA: 512 threads at 128 registers */
 constexpr int kMaxThreads = 32 * kMaxWarps;
 /* The wide kernel: one activation row's first mode (NF4 one fp16 term,
@@ -86,6 +94,14 @@ constexpr int kMaxThreads = 32 * kMaxWarps;
  * there (2-3% faster on the H200); NF4, held by the shared-memory pipe,
  * lost 6% with it, so it is QGEMV_CUDA_PLAN's only (bench/NOTES.md v10). */
 constexpr int kWideWarps = 28;
+/* Experiment (off in the library; -D on the module's build): each CTA's
+ * thread 0 writes %globaltimer at 7 points of the launch into a device
+ * buffer (matvec.cu allocates it and dumps it at close to the file named
+ * by QGEMV_CUDA_TIMELINE; bench/lab/timeline.py reads it). */
+#ifndef QGC_EXP_TIMELINE
+#define QGC_EXP_TIMELINE 0
+#endif
+constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 /* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
  * first activation mode of the format, one column group, one tile, B per
  * CTA. */
@@ -162,6 +178,10 @@ struct Params {
   float eps, inv_k;
   uint32_t q2_magic;  /* kQ2Magic, kept out of ptxas's sight (q2_pair_bf16) */
   uint32_t nf4_pl[16]; /* NF4: the table's byte planes (nf4_planes) */
+#if QGC_EXP_TIMELINE
+  unsigned long long *tl; /* [kTlLaunches][kTlCtas][kTlSlots] */
+  unsigned tl_launch;     /* this launch's sequence number */
+#endif
 };
 
 /* Chunks per slice and phase; scale blocks the staged B buffer holds (all
@@ -787,6 +807,26 @@ __global__ void __launch_bounds__(32 * MAXW, 1) matvec_kernel(const Params p) {
   static_assert(T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM), "this many tiles spill");
   constexpr int CH = F::CH, KC = F::KC, SPL = xmode_splits(XM), NEB = F::NEB, S = kStages;
   extern __shared__ __align__(128) char smem[];
+#if QGC_EXP_TIMELINE
+  unsigned long long *tl_rec =
+      p.tl + ((size_t)(p.tl_launch % kTlLaunches) * kTlCtas + (blockIdx.x % kTlCtas)) * kTlSlots;
+  const auto tl_mark = [&](int slot) {
+    if (threadIdx.x == 0) {
+      unsigned long long t;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+      tl_rec[slot] = t;
+    }
+  };
+  tl_mark(0);
+  if (threadIdx.x == 0) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    tl_rec[7] = sm;
+  }
+#define QGC_TL(slot) tl_mark(slot)
+#else
+#define QGC_TL(slot) ((void)0)
+#endif
   pdl_launch_dependents();
   const int W = blockDim.x >> 5, w = threadIdx.x >> 5;
   const int gi = w / p.KS, sl = w % p.KS;
@@ -842,6 +882,10 @@ QGC_UNROLL
   int iss_it = 0, iss_i = 0; /* the next chunk to issue */
   auto issue_next = [&]() {
     const int slot = (iss_it * nloc + iss_i) % S;
+#if QGC_EXP_TIMELINE
+    if (iss_it * nloc + iss_i == 4) QGC_TL(8);
+    if (iss_it * nloc + iss_i == 8) QGC_TL(10);
+#endif
     const int rg = ((int)blockIdx.x + iss_it * (int)gridDim.x) * p.G + gi, ci = c0 + iss_i;
     const uint32_t bytes = ci + 1 < p.nch ? (uint32_t)CH : (uint32_t)p.last_bytes;
     const uint8_t *src[T];
@@ -872,6 +916,7 @@ QGC_UNROLL
   };
   prologue(0, p.early);
   pdl_wait(); /* from here on x and gamma may be read and y written */
+  QGC_TL(1);
   const bool phased = BS && p.phases > 1;
   char *sbB = smem + sp.sbB;
   float *sbP = reinterpret_cast<float *>(smem + sp.sbP), *sbQ = reinterpret_cast<float *>(smem + sp.sbQ),
@@ -879,6 +924,7 @@ QGC_UNROLL
   uint8_t *sbF = reinterpret_cast<uint8_t *>(smem + sp.sbF);
   if (BS && !phased) stage_range<L, XM>(p, 0, sbB, sbP, sbQ, sbS, sbF);
   __syncthreads(); /* the table, B and the barriers are ready */
+  QGC_TL(2);
   prologue(p.early, S);
 
   const int R = phased ? p.phases : 1, P = phased ? p.P : nloc;
@@ -907,6 +953,11 @@ QGC_UNROLL
         else
           cp_async_wait<S - 1>();
         __syncwarp();
+        if (q == 0) QGC_TL(3);
+#if QGC_EXP_TIMELINE
+        if (q == 4) QGC_TL(9);
+        if (q == 8) QGC_TL(11);
+#endif
         const char *base = ring + slot * T * CH;
         if (ci + 1 == p.nch && p.last_b64 < F::B64)
           cx.chunk(p, View<L, true>{base, cx.lane, cx.g, p.last_b64}, (int64_t)ci * KC, beb0);
@@ -921,6 +972,7 @@ QGC_UNROLL
     /* Combine: slice partials in slice order, split terms in order. */
     float4 *part = reinterpret_cast<float4 *>(smem + sp.comb);
     float *ssb = reinterpret_cast<float *>(part + W * T * NG * 32);
+    QGC_TL(4);
     __syncthreads(); /* the previous unit's partials are read */
 QGC_UNROLL
     for (int tt = 0; tt < T; ++tt)
@@ -934,6 +986,7 @@ QGC_UNROLL
         if (cx.t == 0) ssb[w * NG * 8 + G * 8 + cx.g] = cx.ss[G];
     }
     __syncthreads();
+    QGC_TL(5);
     const int ru = p.G * T * 16;
     for (int o = threadIdx.x; o < ru * p.m; o += blockDim.x) {
       const int a = div_by(o, p.ru_magic), rl = o - a * ru;
@@ -969,6 +1022,8 @@ QGC_UNROLL
     }
   }
   if (!QGC_TMA) cp_async_wait<0>();
+  QGC_TL(6);
+#undef QGC_TL
 }
 
 }  // namespace qgc

@@ -2,6 +2,8 @@
  * launch (the last n % 16 rows) and one launch per group of activation
  * rows. Allocates nothing (graph-capturable). */
 #include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "cuda_state.h"
 #include "matvec_plan.h"
@@ -26,6 +28,34 @@ qgemv_status qgc_matvec_prepare(const qgc_state *st) {
   if (e != cudaSuccess) return qgc_fail_cuda(e, "setting kernel attributes");
   return QGEMV_OK;
 }
+
+#if QGC_EXP_TIMELINE
+/* The timeline experiment's buffer (one context at a time) and the last
+ * launch's facts, for the dump. */
+static unsigned long long *tl_buf;
+static unsigned tl_seq, tl_grid, tl_block;
+static long long tl_n, tl_k, tl_m;
+
+void qgc_timeline_dump() {
+  const char *path = getenv("QGEMV_CUDA_TIMELINE");
+  if (!tl_buf || !path || !*path) return;
+  const size_t words = (size_t)qgc::kTlLaunches * qgc::kTlCtas * qgc::kTlSlots;
+  unsigned long long *h = static_cast<unsigned long long *>(malloc(words * 8));
+  FILE *f = fopen(path, "wb");
+  if (h && f && cudaDeviceSynchronize() == cudaSuccess &&
+      cudaMemcpy(h, tl_buf, words * 8, cudaMemcpyDeviceToHost) == cudaSuccess) {
+    const long long hdr[8] = {0x716c74, (long long)tl_seq, (long long)tl_grid, (long long)tl_block, tl_n, tl_k, tl_m,
+                              qgc::kTlSlots};
+    fwrite(hdr, sizeof hdr, 1, f);
+    for (int l = 0; l < qgc::kTlLaunches; l++)
+      fwrite(h + (size_t)l * qgc::kTlCtas * qgc::kTlSlots, 8, (size_t)tl_grid * qgc::kTlSlots, f);
+  }
+  if (f) fclose(f);
+  free(h);
+  cudaFree(tl_buf);
+  tl_buf = nullptr;
+}
+#endif
 
 extern "C" qgemv_status qgc_matvec(void *state, const qg_matvec_args *a) {
   qgc_state *st = static_cast<qgc_state *>(state);
@@ -52,6 +82,16 @@ extern "C" qgemv_status qgc_matvec(void *state, const qg_matvec_args *a) {
     });
   for (int64_t r0 = 0; pl.main && e == cudaSuccess && r0 < a->m; r0 += pl.rows) {
     qgc_plan_rows(&pl, a, r0);
+#if QGC_EXP_TIMELINE
+    if (!tl_buf) {
+      const size_t bytes = (size_t)qgc::kTlLaunches * qgc::kTlCtas * qgc::kTlSlots * 8;
+      if (cudaMalloc(&tl_buf, bytes) != cudaSuccess || cudaMemset(tl_buf, 0, bytes) != cudaSuccess)
+        return qgc_fail(QGEMV_ERR_NO_MEMORY, "timeline buffer");
+    }
+    pl.p.tl = tl_buf;
+    pl.p.tl_launch = tl_seq++;
+    tl_grid = pl.kc.grid, tl_block = pl.kc.block, tl_n = a->n, tl_k = a->k, tl_m = a->m;
+#endif
     qgc_with_layout(L->id, [&](auto lay) { e = qgc_launch<decltype(lay)::value>(pl.kc, pl.p, stream, pl.pdl); });
   }
   if (e != cudaSuccess) return qgc_fail_cuda(e, "launching the matvec kernel");
