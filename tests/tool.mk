@@ -9,7 +9,8 @@ tool_tests = \
 	tests/test_tool_verify.sh \
 	tests/test_tool_bench.sh \
 	tests/test_tool_plot.sh \
-	tests/test_tool_ncu_insn.sh
+	tests/test_tool_ncu_insn.sh \
+	tests/test_tool_timeline.sh
 TESTS += $(tool_tests)
 dist_check_SCRIPTS = $(tool_tests)
 # Sourced by the scripts above; a bench record made by the tool for the

@@ -28,12 +28,16 @@ import sys
 
 def load(path):
     data = open(path, "rb").read()
+    if len(data) < 64:
+        raise SystemExit("%s: not a timeline dump" % path)
     hdr = struct.unpack("<8q", data[:64])
     if hdr[0] != 0x716C74:
         raise SystemExit("%s: not a timeline dump" % path)
     seq, grid, block, n, k, m, slots = hdr[1:]
-    launches = 64
+    launches = 64  # kTlLaunches in kernels_matvec.cuh
     per = grid * slots
+    if len(data) < 64 + launches * per * 8:
+        raise SystemExit("%s: truncated (%d bytes, %d expected)" % (path, len(data), 64 + launches * per * 8))
     words = struct.unpack("<%dQ" % (launches * per), data[64:64 + launches * per * 8])
     recs = {}
     for slot_l in range(launches):

@@ -101,6 +101,11 @@ constexpr int kWideWarps = 28;
 #ifndef QGC_EXP_TIMELINE
 #define QGC_EXP_TIMELINE 0
 #endif
+/* Experiment: the ring, the staging and the epilogue without the chunks'
+ * math (y is wrong): what the loads alone cost at the plan's geometry. */
+#ifndef QGC_EXP_LOADS_ONLY
+#define QGC_EXP_LOADS_ONLY 0
+#endif
 constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 /* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
  * first activation mode of the format, one column group, one tile, B per
@@ -959,7 +964,9 @@ QGC_UNROLL
         if (q == 8) QGC_TL(11);
 #endif
         const char *base = ring + slot * T * CH;
-        if (ci + 1 == p.nch && p.last_b64 < F::B64)
+        if (QGC_EXP_LOADS_ONLY) {
+          /* the experiment: the ring without the chunk's math */
+        } else if (ci + 1 == p.nch && p.last_b64 < F::B64)
           cx.chunk(p, View<L, true>{base, cx.lane, cx.g, p.last_b64}, (int64_t)ci * KC, beb0);
         else
           cx.chunk(p, View<L, false>{base, cx.lane, cx.g, F::B64}, (int64_t)ci * KC, beb0);

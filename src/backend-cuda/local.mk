@@ -38,7 +38,7 @@ module_build_dirs += $(abs_top_builddir)/src/backend-cuda/.libs
 
 EXTRA_DIST += $(qgc_headers) build-aux/nvcc-libtool
 # The GPU run script and the kernel design notes travel in the tarball.
-EXTRA_DIST += bench/gpu-run.sh bench/gpu-pack-run.sh bench/plan-sweep.sh bench/gpu-ab.sh bench/ncu-insn.py bench/NOTES.md
+EXTRA_DIST += bench/gpu-run.sh bench/gpu-pack-run.sh bench/plan-sweep.sh bench/gpu-ab.sh bench/ncu-insn.py bench/lab/timeline.py bench/NOTES.md
 
 if HAVE_CUDA
 pkglib_LTLIBRARIES += src/backend-cuda/qgemv-cuda.la
