@@ -95,9 +95,11 @@ constexpr int kMaxThreads = 32 * kMaxWarps;
  * lost 6% with it, so it is QGEMV_CUDA_PLAN's only (bench/NOTES.md v10). */
 constexpr int kWideWarps = 28;
 /* Experiment (off in the library; -D on the module's build): each CTA's
- * thread 0 writes %globaltimer at 7 points of the launch into a device
- * buffer (matvec.cu allocates it and dumps it at close to the file named
- * by QGEMV_CUDA_TIMELINE; bench/lab/timeline.py reads it). */
+ * thread 0 writes %globaltimer at 7 points of the launch, its SM and warp
+ * 0's chunks 4 and 8 at issue and ready, into a device buffer of the
+ * last kTlLaunches launches (matvec.cu allocates it and dumps it at close
+ * to the file named by QGEMV_CUDA_TIMELINE; bench/lab/timeline.py reads
+ * it). */
 #ifndef QGC_EXP_TIMELINE
 #define QGC_EXP_TIMELINE 0
 #endif
@@ -887,10 +889,8 @@ QGC_UNROLL
   int iss_it = 0, iss_i = 0; /* the next chunk to issue */
   auto issue_next = [&]() {
     const int slot = (iss_it * nloc + iss_i) % S;
-#if QGC_EXP_TIMELINE
-    if (iss_it * nloc + iss_i == 4) QGC_TL(8);
+    if (iss_it * nloc + iss_i == 4) QGC_TL(8); /* the timeline's chunk latency */
     if (iss_it * nloc + iss_i == 8) QGC_TL(10);
-#endif
     const int rg = ((int)blockIdx.x + iss_it * (int)gridDim.x) * p.G + gi, ci = c0 + iss_i;
     const uint32_t bytes = ci + 1 < p.nch ? (uint32_t)CH : (uint32_t)p.last_bytes;
     const uint8_t *src[T];
@@ -959,10 +959,8 @@ QGC_UNROLL
           cp_async_wait<S - 1>();
         __syncwarp();
         if (q == 0) QGC_TL(3);
-#if QGC_EXP_TIMELINE
         if (q == 4) QGC_TL(9);
         if (q == 8) QGC_TL(11);
-#endif
         const char *base = ring + slot * T * CH;
         if (QGC_EXP_LOADS_ONLY) {
           /* the experiment: the ring without the chunk's math */

@@ -2,8 +2,6 @@
  * launch (the last n % 16 rows) and one launch per group of activation
  * rows. Allocates nothing (graph-capturable). */
 #include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "cuda_state.h"
 #include "matvec_plan.h"
@@ -30,6 +28,9 @@ qgemv_status qgc_matvec_prepare(const qgc_state *st) {
 }
 
 #if QGC_EXP_TIMELINE
+#include <stdio.h>
+#include <stdlib.h>
+
 /* The timeline experiment's buffer (one context at a time) and the last
  * launch's facts, for the dump. */
 static unsigned long long *tl_buf;
@@ -44,11 +45,12 @@ void qgc_timeline_dump() {
   FILE *f = fopen(path, "wb");
   if (h && f && cudaDeviceSynchronize() == cudaSuccess &&
       cudaMemcpy(h, tl_buf, words * 8, cudaMemcpyDeviceToHost) == cudaSuccess) {
-    const long long hdr[8] = {0x716c74, (long long)tl_seq, (long long)tl_grid, (long long)tl_block, tl_n, tl_k, tl_m,
+    const unsigned grid = tl_grid < (unsigned)qgc::kTlCtas ? tl_grid : (unsigned)qgc::kTlCtas; /* the kept CTAs */
+    const long long hdr[8] = {0x716c74, (long long)tl_seq, (long long)grid, (long long)tl_block, tl_n, tl_k, tl_m,
                               qgc::kTlSlots};
     fwrite(hdr, sizeof hdr, 1, f);
     for (int l = 0; l < qgc::kTlLaunches; l++)
-      fwrite(h + (size_t)l * qgc::kTlCtas * qgc::kTlSlots, 8, (size_t)tl_grid * qgc::kTlSlots, f);
+      fwrite(h + (size_t)l * qgc::kTlCtas * qgc::kTlSlots, 8, (size_t)grid * qgc::kTlSlots, f);
   }
   if (f) fclose(f);
   free(h);
