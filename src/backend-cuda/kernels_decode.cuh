@@ -14,9 +14,9 @@
  * same B, row-split (nf4_frag2).
  *
  * Q2_0: (code - 1) is exact in bf16, and so is every product with a bf16
- * B term. OR-ing a 2-bit code c into the mantissa of 128 at bit pair p
- * gives 128 + c 4^p exactly; one packed FMA (x 4^-p, -(128 4^-p + 1))
- * yields c - 1 for two codes. Per 16 codes: 8 LOP3 + 8 HFMA2 + 2 shifts. */
+ * B term. OR-ing a 2-bit code c into the mantissa of 2^(7-2p) at bit
+ * pair p gives 2^(7-2p) + c exactly; one packed add yields c - 1 for two
+ * codes. Per 16 codes: 8 LOP3 + 8 packed adds + 2 shifts. */
 #ifndef QGC_KERNELS_DECODE_CUH
 #define QGC_KERNELS_DECODE_CUH
 
@@ -46,8 +46,15 @@ QGC_HD float nf4_value(int c) {
   }
 }
 
-/* The table: entries of 8 bytes, 16 copies. */
-constexpr int kLutEntries = 256 * 16;
+/* The table: entries of 8 bytes, 16 copies. Experiment (off in the
+ * library): QGC_EXP_LUT256 spaces the code bytes' entries 256 bytes apart
+ * (the 16 copies in the first 128; a 64 KB table), so that one PRMT makes
+ * a lookup's address (the byte at bits 8-15, the lane's copy below it)
+ * where SHF + LOP3 make it now. */
+#ifndef QGC_EXP_LUT256
+#define QGC_EXP_LUT256 0
+#endif
+constexpr int kLutStride = QGC_EXP_LUT256 ? 256 : 128; /* bytes from one code byte's entries to the next's */
 
 /* The entry of code byte v: (hi of the low nibble's value, hi of the high
  * nibble's), (lo, lo). */
@@ -61,8 +68,12 @@ QGC_HD uint2 nf4_lut_entry(int v) {
 /* Byte J of w looked up in this lane's copy (lane8 = 8 (lane % 16)). */
 template <int J>
 QGC_HD uint2 nf4_pair(const uint2 *lut, uint32_t w, uint32_t lane8) {
-  const uint32_t off = (J == 0 ? (w << 7) : (w >> (8 * J - 7))) & 0x7f80u;
-  return *reinterpret_cast<const uint2 *>(reinterpret_cast<const char *>(lut) + (off | lane8));
+#if QGC_EXP_LUT256
+  const uint32_t off = prmt(w, lane8, 0x5504u | (J << 4));
+#else
+  const uint32_t off = ((J == 0 ? (w << 7) : (w >> (8 * J - 7))) & 0x7f80u) | lane8;
+#endif
+  return *reinterpret_cast<const uint2 *>(reinterpret_cast<const char *>(lut) + off);
 }
 
 /* The table in registers, for the lookups that the shared-memory pipe
@@ -123,22 +134,25 @@ QGC_HD void nf4_frag2(const uint2 *lut, const uint32_t (&pl)[16], uint32_t lane8
   }
 }
 
-/* Pair I (0..7) of a Q2_0 word as bf16x2 (code - 1). Magic 128: the 7
- * mantissa bits take bit pairs 0..2; pairs 3..5 after a shift by 6, pairs
- * 6..7 after a shift by 12. magic: kQ2Magic, which the kernels pass from
- * their parameters (Params::q2_magic): as a compile-time constant, ptxas
- * splits (v & mask) | magic into two LOP3 with an immediate each (both
- * operands constant), a third of Q2_0's instructions (bench/NOTES.md v9);
- * with magic in a register it is one. */
+/* Pair I (0..7) of a Q2_0 word as bf16x2 (code - 1). Bit pair p (0..2)
+ * of the 7 mantissa bits ORed into 2^(7-2p) (128, 32, 8: magic - p
+ * 0x01000100) gives 2^(7-2p) + c exactly, so one packed add of -(2^(7-2p)
+ * + 1) yields c - 1 (a multiply by 4^-p from one magic, as before, kept
+ * the multipliers in registers: 2-4% slower at m = 1 on the H200,
+ * bench/NOTES.md v13). Pairs 3..5 after a shift by 6, pairs 6..7 after a
+ * shift by 12. magic: kQ2Magic, which the kernels pass from their
+ * parameters (Params::q2_magic): as a compile-time constant, ptxas splits
+ * (v & mask) | magic into two LOP3 with an immediate each (both operands
+ * constant), a third of Q2_0's instructions (bench/NOTES.md v9); with
+ * magic in a register it is one. */
 constexpr uint32_t kQ2Magic = 0x43004300u;
 template <int I>
 QGC_HD uint32_t q2_pair_bf16(uint32_t w, uint32_t magic) {
   constexpr int P = I % 3;
   constexpr uint32_t kMask = 0x00030003u << (2 * P);
-  constexpr uint32_t kMul[3] = {0x3f803f80u, 0x3e803e80u, 0x3d803d80u};
-  constexpr uint32_t kAdd[3] = {0xc301c301u, 0xc204c204u, 0xc110c110u};
+  constexpr uint32_t kAdd[3] = {0xc301c301u, 0xc204c204u, 0xc110c110u}; /* -129, -33, -9 */
   const uint32_t v = w >> (6 * (I / 3));
-  return hfma2_bf16((v & kMask) | magic, kMul[P], kAdd[P]);
+  return hadd2_bf16((v & kMask) | (magic - P * 0x01000100u), kAdd[P]);
 }
 
 /* The A fragment of step S of one Q2_0 block from the words of rows g, g+8

@@ -108,6 +108,16 @@ constexpr int kWideWarps = 28;
 #ifndef QGC_EXP_LOADS_ONLY
 #define QGC_EXP_LOADS_ONLY 0
 #endif
+/* Experiment: the decode without its full cost (y is wrong). 1: no
+ * decode at all, the mma take the code words as they are (NF4: no table
+ * lookups; Q2_0: no LOP3 or HFMA2); 2 (NF4): only the hi half of each table
+ * entry, one 4-byte load per code byte (lanes 16-31 read the lo word, so
+ * that the 32 lanes hit 32 banks: one wavefront instead of two). What the
+ * decode and the table's shared-memory traffic cost at the plan's
+ * geometry. */
+#ifndef QGC_EXP_DECODE
+#define QGC_EXP_DECODE 0
+#endif
 constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 /* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
  * first activation mode of the format, one column group, one tile, B per
@@ -115,7 +125,7 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 __host__ __device__ constexpr bool wide_config(bool nf4, int xm, int ng, int t, int bs) {
   return xm == (nf4 ? kS1 : kDirect) && ng == 1 && t == 1 && bs;
 }
-constexpr int kLutBytes = kLutEntries * 8; /* NF4 table, at the end of the dynamic shared memory */
+constexpr int kLutBytes = 256 * kLutStride; /* NF4 table, at the end of the dynamic shared memory */
 
 /* What the kernels know of a layout (L: a qg_layout_id). A layout without
  * a specialisation has no kernels here: the module refuses its weights
@@ -522,7 +532,19 @@ QGC_UNROLL
 QGC_UNROLL
     for (int s = 0; s < 4; ++s) {
       uint32_t a[4], a2[4];
-      if (F::kNF4) {
+      if (QGC_EXP_DECODE == 1) {
+        a[0] = F::kNF4 ? u.x : wg, a[1] = F::kNF4 ? u.y : wh, a[2] = F::kNF4 ? u.z : wg ^ wh, a[3] = u.w ^ wh;
+        a2[0] = a[1], a2[1] = a[0], a2[2] = a[3], a2[3] = a[2];
+      } else if (QGC_EXP_DECODE == 2 && F::kNF4) {
+        const uint32_t wg2 = s < 2 ? u.x : u.y, wh2 = s < 2 ? u.z : u.w, l4 = lane8 | (lane & 16u) >> 2;
+        const char *tb = reinterpret_cast<const char *>(lut);
+        const int J = 2 * (s & 1);
+        a[0] = *reinterpret_cast<const uint32_t *>(tb + ((J == 0 ? wg2 << 7 : wg2 >> (8 * J - 7)) & 0x7f80u | l4));
+        a[2] = *reinterpret_cast<const uint32_t *>(tb + ((wg2 >> (8 * J + 1)) & 0x7f80u | l4));
+        a2[0] = *reinterpret_cast<const uint32_t *>(tb + ((J == 0 ? wh2 << 7 : wh2 >> (8 * J - 7)) & 0x7f80u | l4));
+        a2[2] = *reinterpret_cast<const uint32_t *>(tb + ((wh2 >> (8 * J + 1)) & 0x7f80u | l4));
+        a[1] = a[0] ^ 0x8000u, a[3] = a[2] ^ 0x8000u, a2[1] = a2[0] ^ 0x8000u, a2[3] = a2[2] ^ 0x8000u;
+      } else if (F::kNF4) {
         constexpr int PS = nf4_prmt_steps(NG, BS);
         if (s == 0) nf4_frag2<0, PS>(lut, pl, lane8, u, a, a2);
         if (s == 1) nf4_frag2<1, PS>(lut, pl, lane8, u, a, a2);
@@ -861,7 +883,7 @@ QGC_UNROLL
       uint32_t e[4]; /* the entry from the byte planes: 20 ALU instructions, where
                         nf4_lut_entry's four fp16 roundings took more (v11) */
       nf4_prmt2(cx.pl, (uint32_t)v, e);
-      uint4 *dst = reinterpret_cast<uint4 *>(lut_s + 16 * v);
+      uint4 *dst = reinterpret_cast<uint4 *>(lut_s + kLutStride / 8 * v);
 QGC_UNROLL
       for (int c = 0; c < 8; ++c) dst[(c + v) & 7] = make_uint4(e[0], e[1], e[0], e[1]);
     }

@@ -229,6 +229,17 @@ QGC_HD uint32_t hfma2_bf16(uint32_t a, uint32_t b, uint32_t c) {
 #endif
 }
 
+/* a + c, bf16x2, one rounding (sm_90 has the add; before it, a fma by 1). */
+QGC_HD uint32_t hadd2_bf16(uint32_t a, uint32_t c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  uint32_t d;
+  asm("add.rn.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(c));
+  return d;
+#else
+  return hfma2_bf16(a, 0x3f803f80u, c);
+#endif
+}
+
 }  // namespace qgc
 
 #endif
