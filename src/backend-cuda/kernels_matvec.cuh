@@ -118,6 +118,15 @@ constexpr int kWideWarps = 28;
 #ifndef QGC_EXP_DECODE
 #define QGC_EXP_DECODE 0
 #endif
+/* Experiment: the fused RMSNorm's slices' sums of squares (B per CTA, all
+ * of k staged) added by each slice's first row group's lanes (one per
+ * activation row) as their first unit's chunks pass, in block order (the
+ * bits of stage_range's loop, which then does not run), instead of by
+ * stage_range after a second barrier: the norm's staging is on the
+ * critical path (bench/NOTES.md v13 run 4). */
+#ifndef QGC_EXP_SSQ_LOOP
+#define QGC_EXP_SSQ_LOOP 0
+#endif
 constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 /* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
  * first activation mode of the format, one column group, one tile, B per
@@ -749,7 +758,7 @@ QGC_NO_UNROLL
       }
     }
   }
-  if (XM == kDirect || p.gamma == nullptr) return;
+  if (XM == kDirect || p.gamma == nullptr || (QGC_EXP_SSQ_LOOP && p.phases <= 1)) return;
   __syncthreads();
   for (int i = threadIdx.x; i < p.KS * p.ncols; i += blockDim.x) {
     const int s = i / p.ncols, col = i % p.ncols;
@@ -955,6 +964,12 @@ QGC_UNROLL
   prologue(p.early, S);
 
   const int R = phased ? p.phases : 1, P = phased ? p.P : nloc;
+  /* QGC_EXP_SSQ_LOOP: this lane's activation row's sum of squares over the
+   * slice, in stage_range's order (blocks c0 NEB .. b1 - 1) */
+  constexpr bool kSsq = QGC_EXP_SSQ_LOOP && BS && (XM == kS2 || XM == kB3); /* the modes a norm takes */
+  const bool ssq_on = kSsq && !phased && p.gamma != nullptr && gi == 0 && cx.lane < p.m;
+  const int ssq_b1 = min(c1 * NEB, (int)(p.k / F::BK));
+  float ssq = 0.0f;
   for (int it = 0; it < iters; ++it) {
     const int u = (int)blockIdx.x + it * (int)gridDim.x;
 QGC_UNROLL
@@ -990,6 +1005,8 @@ QGC_UNROLL
           cx.chunk(p, View<L, true>{base, cx.lane, cx.g, p.last_b64}, (int64_t)ci * KC, beb0);
         else
           cx.chunk(p, View<L, false>{base, cx.lane, cx.g, F::B64}, (int64_t)ci * KC, beb0);
+        if (kSsq && ssq_on && it == 0)
+          for (int e = 0; e < NEB && ci * NEB + e < ssq_b1; ++e) ssq += sbQ[(ci * NEB + e) * p.ncols + cx.lane * SPL];
         __syncwarp(); /* every lane is done with the slot */
         if (q + S < total) issue_next();
         if (!QGC_TMA) cp_async_commit();
@@ -1012,6 +1029,8 @@ QGC_UNROLL
       for (int G = 0; G < NG; ++G)
         if (cx.t == 0) ssb[w * NG * 8 + G * 8 + cx.g] = cx.ss[G];
     }
+    if (kSsq && ssq_on && it == 0) /* read after the next barrier, by every unit's epilogue */
+      for (int spl = 0; spl < SPL; ++spl) sbS[sl * p.ncols + cx.lane * SPL + spl] = ssq;
     __syncthreads();
     QGC_TL(5);
     const int ru = p.G * T * 16;
