@@ -577,7 +577,7 @@ void emulate_tail(const TailParams &tp) {
 void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_device_facts &dev) {
   static std::vector<uint2> lut;
   if (lut.empty())
-    for (int i = 0; i < 256 * kLutStride / 8; i++) lut.push_back(nf4_lut_entry(i / (kLutStride / 8)));
+    for (int i = 0; i < kLutBytes / 8; i++) lut.push_back(nf4_lut_entry(i / (kLutStride / 8)));
   qgc_plan pl = qgc_make_plan(&h.L, &a, dev);
   ck_assert_msg(pl.fits, "the plan does not fit");
   ck_assert_msg(pl.kc.smem > 0 && pl.kc.smem <= dev.smem_optin,

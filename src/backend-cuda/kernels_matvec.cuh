@@ -127,6 +127,9 @@ constexpr int kWideWarps = 28;
 #ifndef QGC_EXP_SSQ_LOOP
 #define QGC_EXP_SSQ_LOOP 0
 #endif
+/* Whether the loop adds them for activation mode xm (the modes a norm
+ * takes) when all of k is staged. */
+__host__ __device__ constexpr bool ssq_in_loop(int xm) { return QGC_EXP_SSQ_LOOP && (xm == kS2 || xm == kB3); }
 constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 /* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
  * first activation mode of the format, one column group, one tile, B per
@@ -545,13 +548,16 @@ QGC_UNROLL
         a[0] = F::kNF4 ? u.x : wg, a[1] = F::kNF4 ? u.y : wh, a[2] = F::kNF4 ? u.z : wg ^ wh, a[3] = u.w ^ wh;
         a2[0] = a[1], a2[1] = a[0], a2[2] = a[3], a2[3] = a[2];
       } else if (QGC_EXP_DECODE == 2 && F::kNF4) {
-        const uint32_t wg2 = s < 2 ? u.x : u.y, wh2 = s < 2 ? u.z : u.w, l4 = lane8 | (lane & 16u) >> 2;
-        const char *tb = reinterpret_cast<const char *>(lut);
+        /* byte j of w's hi word: nf4_pair's address (the 128-byte stride),
+         * lanes 16-31 at the entry's second word */
+        const uint32_t l4 = lane8 | (lane & 16u) >> 2;
+        const auto hi = [&](uint32_t w, int j) {
+          const uint32_t off = ((j == 0 ? w << 7 : w >> (8 * j - 7)) & 0x7f80u) | l4;
+          return *reinterpret_cast<const uint32_t *>(reinterpret_cast<const char *>(lut) + off);
+        };
+        const uint32_t wg2 = s < 2 ? u.x : u.y, wh2 = s < 2 ? u.z : u.w;
         const int J = 2 * (s & 1);
-        a[0] = *reinterpret_cast<const uint32_t *>(tb + ((J == 0 ? wg2 << 7 : wg2 >> (8 * J - 7)) & 0x7f80u | l4));
-        a[2] = *reinterpret_cast<const uint32_t *>(tb + ((wg2 >> (8 * J + 1)) & 0x7f80u | l4));
-        a2[0] = *reinterpret_cast<const uint32_t *>(tb + ((J == 0 ? wh2 << 7 : wh2 >> (8 * J - 7)) & 0x7f80u | l4));
-        a2[2] = *reinterpret_cast<const uint32_t *>(tb + ((wh2 >> (8 * J + 1)) & 0x7f80u | l4));
+        a[0] = hi(wg2, J), a[2] = hi(wg2, J + 1), a2[0] = hi(wh2, J), a2[2] = hi(wh2, J + 1);
         a[1] = a[0] ^ 0x8000u, a[3] = a[2] ^ 0x8000u, a2[1] = a2[0] ^ 0x8000u, a2[3] = a2[2] ^ 0x8000u;
       } else if (F::kNF4) {
         constexpr int PS = nf4_prmt_steps(NG, BS);
@@ -758,7 +764,7 @@ QGC_NO_UNROLL
       }
     }
   }
-  if (XM == kDirect || p.gamma == nullptr || (QGC_EXP_SSQ_LOOP && p.phases <= 1)) return;
+  if (XM == kDirect || p.gamma == nullptr || (ssq_in_loop(XM) && p.phases <= 1)) return;
   __syncthreads();
   for (int i = threadIdx.x; i < p.KS * p.ncols; i += blockDim.x) {
     const int s = i / p.ncols, col = i % p.ncols;
@@ -966,8 +972,7 @@ QGC_UNROLL
   const int R = phased ? p.phases : 1, P = phased ? p.P : nloc;
   /* QGC_EXP_SSQ_LOOP: this lane's activation row's sum of squares over the
    * slice, in stage_range's order (blocks c0 NEB .. b1 - 1) */
-  constexpr bool kSsq = QGC_EXP_SSQ_LOOP && BS && (XM == kS2 || XM == kB3); /* the modes a norm takes */
-  const bool ssq_on = kSsq && !phased && p.gamma != nullptr && gi == 0 && cx.lane < p.m;
+  const bool ssq_on = ssq_in_loop(XM) && BS && !phased && p.gamma != nullptr && gi == 0 && cx.lane < p.m;
   const int ssq_b1 = min(c1 * NEB, (int)(p.k / F::BK));
   float ssq = 0.0f;
   for (int it = 0; it < iters; ++it) {
@@ -1005,7 +1010,7 @@ QGC_UNROLL
           cx.chunk(p, View<L, true>{base, cx.lane, cx.g, p.last_b64}, (int64_t)ci * KC, beb0);
         else
           cx.chunk(p, View<L, false>{base, cx.lane, cx.g, F::B64}, (int64_t)ci * KC, beb0);
-        if (kSsq && ssq_on && it == 0)
+        if (ssq_on && it == 0)
           for (int e = 0; e < NEB && ci * NEB + e < ssq_b1; ++e) ssq += sbQ[(ci * NEB + e) * p.ncols + cx.lane * SPL];
         __syncwarp(); /* every lane is done with the slot */
         if (q + S < total) issue_next();
@@ -1029,7 +1034,7 @@ QGC_UNROLL
       for (int G = 0; G < NG; ++G)
         if (cx.t == 0) ssb[w * NG * 8 + G * 8 + cx.g] = cx.ss[G];
     }
-    if (kSsq && ssq_on && it == 0) /* read after the next barrier, by every unit's epilogue */
+    if (ssq_on && it == 0) /* read after the next barrier, by every unit's epilogue */
       for (int spl = 0; spl < SPL; ++spl) sbS[sl * p.ncols + cx.lane * SPL + spl] = ssq;
     __syncthreads();
     QGC_TL(5);
