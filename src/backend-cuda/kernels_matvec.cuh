@@ -118,18 +118,6 @@ constexpr int kWideWarps = 28;
 #ifndef QGC_EXP_DECODE
 #define QGC_EXP_DECODE 0
 #endif
-/* Experiment: the fused RMSNorm's slices' sums of squares (B per CTA, all
- * of k staged) added by each slice's first row group's lanes (one per
- * activation row) as their first unit's chunks pass, in block order (the
- * bits of stage_range's loop, which then does not run), instead of by
- * stage_range after a second barrier: the norm's staging is on the
- * critical path (bench/NOTES.md v13 run 4). */
-#ifndef QGC_EXP_SSQ_LOOP
-#define QGC_EXP_SSQ_LOOP 0
-#endif
-/* Whether the loop adds them for activation mode xm (the modes a norm
- * takes) when all of k is staged. */
-__host__ __device__ constexpr bool ssq_in_loop(int xm) { return QGC_EXP_SSQ_LOOP && (xm == kS2 || xm == kB3); }
 constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 /* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
  * first activation mode of the format, one column group, one tile, B per
@@ -364,6 +352,17 @@ struct WarpCtx {
     }
     constexpr int EU = !F::kNF4 && QB == 1 ? 2 : 1;
     constexpr int UNROLL = !F::kNF4 && NG == 1 ? 2 : 1; /* Q2_0 m <= 8: its decode is issue-bound */
+    /* NF4 (this loop is not unrolled: it spills) loads the next scale
+     * block's code words one block ahead, so that a block's chain (word,
+     * table, mma: two shared loads in a row) starts with its word in
+     * registers: 5-7% faster at 8192 x 28672 m = 1 on the H200, the same
+     * elsewhere; its B words ahead too were 2-19% slower (bench/NOTES.md
+     * v14). */
+    uint4 un[T];
+    if constexpr (F::kNF4) {
+QGC_UNROLL
+      for (int tt = 0; tt < T; ++tt) un[tt] = v.word(tt, 0);
+    }
 #pragma unroll UNROLL
     for (int e0 = 0; e0 < NEB; e0 += EU) {
 QGC_UNROLL
@@ -372,6 +371,15 @@ QGC_UNROLL
         if (TAIL && eb * QB >= v.nb64) break;
         uint32_t bw[NG][QB][8];
         float p0[NG], p1[NG];
+        uint4 uc[T] = {};
+        if constexpr (F::kNF4) {
+          const bool more = eb + 1 < NEB && !(TAIL && (eb + 1) * QB >= v.nb64);
+QGC_UNROLL
+          for (int tt = 0; tt < T; ++tt) {
+            uc[tt] = un[tt];
+            if (more) un[tt] = v.word(tt, eb + 1);
+          }
+        }
         if (BS)
           load_b_smem(p, beb0 + eb, bw, p0, p1);
         else
@@ -383,7 +391,7 @@ QGC_UNROLL
           for (int G = 0; G < NG; ++G)
             c[G][0] = c[G][1] = c[G][2] = c[G][3] = c2[G][0] = c2[G][1] = c2[G][2] = c2[G][3] = 0.0f;
 QGC_UNROLL
-          for (int q = 0; q < QB; ++q) block_mma(v, tt, e0 * QB, e1 * QB + q, bw, q, c, c2);
+          for (int q = 0; q < QB; ++q) block_mma(v, tt, e0 * QB, e1 * QB + q, bw, q, c, c2, uc[tt]);
           if (F::kNF4) /* hi + lo of each weight row */
 QGC_UNROLL
             for (int G = 0; G < NG; ++G) {
@@ -530,16 +538,14 @@ QGC_UNROLL
 
   /* The four steps of 64-block b0 + BI of tile tt (b0 even where Q2_0
    * words hold two blocks): decode A, then the mma per column group (NF4:
-   * two, into c and c2, same B). */
+   * two, into c and c2, same B; u: its code words, which the chunk loop
+   * loaded a block ahead). */
   template <bool TAIL>
   __device__ __forceinline__ void block_mma(const View<L, TAIL> &v, int tt, int b0, int bi,
                                             const uint32_t (&bw)[NG][QB][8], int q, float (&c)[NG][4],
-                                            float (&c2)[NG][4]) {
-    uint4 u = make_uint4(0u, 0u, 0u, 0u);
+                                            float (&c2)[NG][4], const uint4 &u) {
     uint32_t wg = 0, wh = 0;
-    if (F::kNF4)
-      u = v.word(tt, b0 + bi);
-    else
+    if (!F::kNF4)
       v.q2_words(tt, (b0 >> 1) + (bi >> 1), bi & 1, wg, wh);
 QGC_UNROLL
     for (int s = 0; s < 4; ++s) {
@@ -601,7 +607,12 @@ QGC_UNROLL
       for (int q = 0; q < QB; ++q) {
         uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
         if (kClamp || col < p.ncols) {
-          const char *src = sb_words(sbB, eb * QB + q, p.ncols, col, t);
+          /* Q2_0's direct mode: the lane's base (hoisted out of the loop)
+           * plus the block times its stride, one IMAD per block where
+           * ptxas makes three: 1-4% faster on the H200; the other modes
+           * were up to 4% slower with it (bench/NOTES.md v14). */
+          const char *src = XM == kDirect ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * (p.ncols * 128)
+                                          : sb_words(sbB, eb * QB + q, p.ncols, col, t);
           lo = lds128_ordered(src);
           hi = lds128_ordered(src + 16);
         }
@@ -764,7 +775,7 @@ QGC_NO_UNROLL
       }
     }
   }
-  if (XM == kDirect || p.gamma == nullptr || (ssq_in_loop(XM) && p.phases <= 1)) return;
+  if (XM == kDirect || p.gamma == nullptr) return;
   __syncthreads();
   for (int i = threadIdx.x; i < p.KS * p.ncols; i += blockDim.x) {
     const int s = i / p.ncols, col = i % p.ncols;
@@ -970,11 +981,6 @@ QGC_UNROLL
   prologue(p.early, S);
 
   const int R = phased ? p.phases : 1, P = phased ? p.P : nloc;
-  /* QGC_EXP_SSQ_LOOP: this lane's activation row's sum of squares over the
-   * slice, in stage_range's order (blocks c0 NEB .. b1 - 1) */
-  const bool ssq_on = ssq_in_loop(XM) && BS && !phased && p.gamma != nullptr && gi == 0 && cx.lane < p.m;
-  const int ssq_b1 = min(c1 * NEB, (int)(p.k / F::BK));
-  float ssq = 0.0f;
   for (int it = 0; it < iters; ++it) {
     const int u = (int)blockIdx.x + it * (int)gridDim.x;
 QGC_UNROLL
@@ -1010,8 +1016,6 @@ QGC_UNROLL
           cx.chunk(p, View<L, true>{base, cx.lane, cx.g, p.last_b64}, (int64_t)ci * KC, beb0);
         else
           cx.chunk(p, View<L, false>{base, cx.lane, cx.g, F::B64}, (int64_t)ci * KC, beb0);
-        if (ssq_on && it == 0)
-          for (int e = 0; e < NEB && ci * NEB + e < ssq_b1; ++e) ssq += sbQ[(ci * NEB + e) * p.ncols + cx.lane * SPL];
         __syncwarp(); /* every lane is done with the slot */
         if (q + S < total) issue_next();
         if (!QGC_TMA) cp_async_commit();
@@ -1034,8 +1038,6 @@ QGC_UNROLL
       for (int G = 0; G < NG; ++G)
         if (cx.t == 0) ssb[w * NG * 8 + G * 8 + cx.g] = cx.ss[G];
     }
-    if (ssq_on && it == 0) /* read after the next barrier, by every unit's epilogue */
-      for (int spl = 0; spl < SPL; ++spl) sbS[sl * p.ncols + cx.lane * SPL + spl] = ssq;
     __syncthreads();
     QGC_TL(5);
     const int ru = p.G * T * 16;
