@@ -547,8 +547,10 @@ END_TEST
 /* The wide kernel (QGEMV_CUDA_PLAN w over 16: 28 warps of one tile, B per
  * CTA, NF4 bf16 x or Q2_0 direct) gives the bits of the 16-warp kernels at
  * the same k-split, m = 1 and 8 (one launch of 8 rows), with a short last
- * chunk and a tail of n % 16 rows; a call it cannot take (f32 x) is
- * refused, saying what to change. */
+ * chunk and a tail of n % 16 rows; a call it cannot take (f32 x, or the
+ * norm) is refused, saying what to change, or, where the module has a wide
+ * kernel for that mode too (the experiment QGC_EXP_WIDEB3: Q2_0's three
+ * bf16 terms), gives the 16-warp kernels' bits as well. */
 START_TEST(test_wide_kernel) {
   const int fi = _i;
   const int64_t n = 1000, k = tu_whole_blocks(fi, 4160);
@@ -576,16 +578,39 @@ START_TEST(test_wide_kernel) {
     tu_guarded_free(&y[0]);
     tu_guarded_free(&y[1]);
   }
-  ctx = c[1];
-  problem p;
-  problem_make(&p, 999, DIST_NORMAL, fi, n, k, 1, QGEMV_F32, false, QGEMV_F32);
-  qgemv_tensor *y = NULL;
-  CHECK_OK(qgemv_tensor_new(ctx, QGEMV_F32, 1, n, &y));
-  const qgemv_status s = qgemv_matvec(ctx, p.w, p.x, y, NULL);
-  ck_assert_msg(s != QGEMV_OK && strstr(qgemv_last_error(), "QGEMV_CUDA_PLAN"), "%s f32 x, w=28: %s (%s)",
-                tu_format(fi).name, qgemv_status_str(s), qgemv_last_error());
-  qgemv_tensor_free(y);
-  problem_free(&p);
+  for (int mode = 0; mode < 2; mode++) { /* f32 x; bf16 x with the norm */
+    const qgemv_dtype xt = mode ? QGEMV_BF16 : QGEMV_F32;
+    void *out[2] = {NULL, NULL};
+    for (int i = 1; i >= 0; i--) {
+      ctx = c[i];
+      problem p;
+      problem_make(&p, 999 + (uint64_t)mode, DIST_NORMAL, fi, n, k, 1, xt, mode == 1, QGEMV_F32);
+      qgemv_tensor *y = NULL;
+      CHECK_OK(qgemv_tensor_new(ctx, QGEMV_F32, 1, n, &y));
+      qgemv_rmsnorm norm = {.gamma = p.g, .eps = 1e-5f};
+      const qgemv_status s = qgemv_matvec(ctx, p.w, p.x, y, mode ? &norm : NULL);
+      if (i == 1 && s != QGEMV_OK) { /* refused: the wide kernel has no such mode */
+        ck_assert_msg(strstr(qgemv_last_error(), "QGEMV_CUDA_PLAN"), "%s mode %d, w=28: %s (%s)", tu_format(fi).name,
+                      mode, qgemv_status_str(s), qgemv_last_error());
+        qgemv_tensor_free(y);
+        problem_free(&p);
+        break;
+      }
+      CHECK_OK(s);
+      out[i] = malloc((size_t)n * 4);
+      ck_assert_ptr_nonnull(out[i]);
+      CHECK_OK(qgemv_sync(ctx));
+      CHECK_OK(qgemv_tensor_read(y, out[i], (size_t)n * 4));
+      check_contract(&p, QGEMV_F32, out[i], plans[i]);
+      qgemv_tensor_free(y);
+      problem_free(&p);
+    }
+    if (out[0] && out[1])
+      ck_assert_msg(memcmp(out[0], out[1], (size_t)n * 4) == 0, "%s mode %d: the wide kernel's bits differ",
+                    tu_format(fi).name, mode);
+    free(out[0]);
+    free(out[1]);
+  }
   ctx = base;
   qgemv_close(c[0]);
   qgemv_close(c[1]);

@@ -24,12 +24,17 @@ template <int L>
 struct Kernels {
   using F = Fmt<L>;
   static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3, X2 = kI4;
-  static constexpr int kCount = 37; /* [36]: the wide kernel (kWideWarps) */
+  static constexpr int kCount = 38; /* [36]: the wide kernel (kWideWarps); [37]: QGC_EXP_WIDEB3's */
   template <int I>
   static constexpr KernelFn fn() {
     if constexpr (I == 36) {
       static_assert(wide_config(F::kNF4, X0, 1, 1, 1), "the wide kernel's configuration");
       return matvec_kernel<L, X0, 1, 1, 1, kWideWarps>;
+    } else if constexpr (I == 37) {
+      if constexpr (wide_config(F::kNF4, X1, 1, 1, 1))
+        return matvec_kernel<L, X1, 1, 1, 1, kWideWarps>;
+      else
+        return nullptr;
     } else {
       constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : X2, NG = 1 << ((I / 4) % 3), T = (I / 2) % 2 + 1, BS = I % 2;
       if constexpr (NG <= max_groups(XM, F::kGroup) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
@@ -47,7 +52,7 @@ struct Kernels {
   }
   static KernelFn at(int i) { return pick(i, std::make_integer_sequence<int, kCount>()); }
   static KernelFn of(const KernelChoice &c) {
-    if (c.block > (unsigned)kMaxThreads) return at(36);
+    if (c.block > (unsigned)kMaxThreads) return at(c.xm == X1 ? 37 : 36);
     return at((c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0) + (c.ng == 4 ? 2 : c.ng - 1) * 4 + (c.t - 1) * 2 + c.bs);
   }
 };

@@ -119,11 +119,17 @@ constexpr int kWideWarps = 28;
 #define QGC_EXP_DECODE 0
 #endif
 constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
+/* Experiment: Q2_0's three bf16 terms (f32 x, the norm) in a wide kernel
+ * of their own too (Kernels<L>::fn<37>): g64 2% faster at 28672 x 8192 on
+ * the H200, g128 12-18% slower (it spills; bench/NOTES.md v14). */
+#ifndef QGC_EXP_WIDEB3
+#define QGC_EXP_WIDEB3 0
+#endif
 /* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
  * first activation mode of the format, one column group, one tile, B per
  * CTA. */
 __host__ __device__ constexpr bool wide_config(bool nf4, int xm, int ng, int t, int bs) {
-  return xm == (nf4 ? kS1 : kDirect) && ng == 1 && t == 1 && bs;
+  return (xm == (nf4 ? kS1 : kDirect) || (QGC_EXP_WIDEB3 && !nf4 && xm == kB3)) && ng == 1 && t == 1 && bs;
 }
 constexpr int kLutBytes = 256 * kLutStride; /* NF4 table, at the end of the dynamic shared memory */
 
