@@ -288,6 +288,8 @@ __host__ __device__ inline SmemPlan smem_plan_of(bool bs, int W, int T, int NG, 
 __device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col, int t) {
   return sbB + ((size_t)(blk * ncols + col) * 4 + t) * 32;
 }
+/* Bytes from one block's B words to the next's (sb_words' layout). */
+QGC_HD int sb_block_bytes(int ncols) { return ncols * 4 * 32; }
 QGC_HD char *sb_digits(char *sbB, int blk, int ncols, int col, int t) {
   return sbB + ((size_t)(blk * ncols + col) * 4 + t) * 16;
 }
@@ -302,6 +304,8 @@ struct View {
   int lane, g, nb64;
   QGC_HD int code_bytes() const { return TAIL ? nb64 * F::BCB : QGC_CHUNK_CODE_BYTES; }
   QGC_HD int srb() const { return TAIL ? nb64 / F::QB * F::SS : F::SRB; }
+  /* Whether the chunk holds scale block e (a last chunk may be short). */
+  QGC_HD bool has_block(int e) const { return !TAIL || e * F::QB < nb64; }
   QGC_HD uint4 word(int tt, int j) const {
     return *reinterpret_cast<const uint4 *>(base + tt * F::CH + j * 512 + lane * 16);
   }
@@ -374,12 +378,12 @@ QGC_UNROLL
 QGC_UNROLL
       for (int e1 = 0; e1 < EU; ++e1) {
         const int eb = e0 + e1;
-        if (TAIL && eb * QB >= v.nb64) break;
+        if (!v.has_block(eb)) break;
         uint32_t bw[NG][QB][8];
         float p0[NG], p1[NG];
         uint4 uc[T] = {};
         if constexpr (F::kNF4) {
-          const bool more = eb + 1 < NEB && !(TAIL && (eb + 1) * QB >= v.nb64);
+          const bool more = eb + 1 < NEB && v.has_block(eb + 1);
 QGC_UNROLL
           for (int tt = 0; tt < T; ++tt) {
             uc[tt] = un[tt];
@@ -439,7 +443,7 @@ QGC_UNROLL
 QGC_UNROLL
       for (int e1 = 0; e1 < EU; ++e1) {
         const int eb = e0 + e1, sb = beb0 + eb;
-        if (TAIL && eb * QB >= v.nb64) break;
+        if (!v.has_block(eb)) break;
         uint4 bq[NG][QB];
         int n0[NG], n1[NG];
         float pf[NG];
@@ -617,7 +621,7 @@ QGC_UNROLL
            * plus the block times its stride, one IMAD per block where
            * ptxas makes three: 1-4% faster on the H200; the other modes
            * were up to 4% slower with it (bench/NOTES.md v14). */
-          const char *src = XM == kDirect ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * (p.ncols * 128)
+          const char *src = XM == kDirect ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * sb_block_bytes(p.ncols)
                                           : sb_words(sbB, eb * QB + q, p.ncols, col, t);
           lo = lds128_ordered(src);
           hi = lds128_ordered(src + 16);
