@@ -11,7 +11,8 @@
  * one repeated code against all-positive x up to k = 65536, where an NF4
  * table held in one fp16 term fails); chains of matvecs that each read
  * the previous output (programmatic dependent launch), bit-identical to the
- * chain run one call at a time, also captured in a CUDA graph.
+ * chain run one call at a time, also captured in a CUDA graph; NaN and
+ * infinite activations through every staging path, as IEEE says.
  *
  * Where no CUDA device is usable the suite exits 77 (SKIP) saying why; the
  * probe runs in this process and CUDA does not survive fork, so the suite
@@ -643,6 +644,90 @@ START_TEST(test_batched_wide_plan) {
 }
 END_TEST
 
+/* y rows [0, rows) against the oracle's rows [row0, row0 + rows) of p,
+ * element by element: NaN where it has NaN, the same infinity, else
+ * within the contract. */
+static void expect_ieee(const problem *p, const double *ref, const double *bound, int64_t row0, int64_t rows,
+                        qgemv_dtype yt, const void *y, const char *what) {
+  const int64_t n = p->hw.desc.n;
+  for (int64_t i = 0; i < rows * n; i++) {
+    const double v = tu_elem(yt, y, (size_t)i), r = ref[row0 * n + i];
+    const int64_t row = row0 + i / n, col = i % n;
+    if (isnan(r)) {
+      ck_assert_msg(isnan(v), "%s: y[%lld][%lld] = %g where the oracle has NaN", what, (long long)row,
+                    (long long)col, v);
+    } else if (isinf(r)) {
+      ck_assert_msg(v == r, "%s: y[%lld][%lld] = %g where the oracle has %g", what, (long long)row, (long long)col, v,
+                    r);
+    } else {
+      const double allowed = 1e-3 * bound[row0 * n + i] + (yt == QGEMV_BF16 ? ldexp(fabs(r), -8) : 0.0);
+      ck_assert_msg(fabs(v - r) <= allowed, "%s: y[%lld][%lld] = %.9g, oracle %.9g, allowed +-%.3g", what,
+                    (long long)row, (long long)col, v, r, allowed);
+    }
+  }
+}
+
+/* NaN and infinite activations through every staging path of every mode
+ * (B per CTA, also in phases, and B per warp; x f32 and bf16, with and
+ * without the norm): rows with NaN, +inf, -inf, both infinities, then a
+ * clean row. y is what IEEE gives (the oracle's NaN and infinities) in the
+ * batch and in each row alone, and the clean row alone has the batch's
+ * bits. The three-term staging makes a warp's terms without a test per
+ * element when the warp's values are all finite: the poisoned elements
+ * sit in one warp of many, so both ways run in one launch. */
+START_TEST(test_nonfinite_x) {
+  const int fi = _i;
+  const int64_t n = 300, k = tu_whole_blocks(fi, 4160), m = 5;
+  const char *plans[3] = {"b=cta", "b=cta,phases=2", "b=warp"};
+  qgemv_ctx *const base = ctx;
+  for (int pl = 0; pl < 3; pl++) {
+    setenv("QGEMV_CUDA_PLAN", plans[pl], 1);
+    const qgemv_status st = qgemv_open("cuda:0", &ctx);
+    unsetenv("QGEMV_CUDA_PLAN");
+    CHECK_OK(st);
+    for (int mode = 0; mode < 6; mode++) {
+      const qgemv_dtype xt = mode & 1 ? QGEMV_BF16 : QGEMV_F32, gt = mode >= 4 ? QGEMV_BF16 : QGEMV_F32;
+      const bool norm = mode >= 2;
+      problem p;
+      problem_make(&p, 7100 + (uint64_t)mode, DIST_NORMAL, fi, n, k, m, xt, norm, gt);
+      p.xf[0 * k + 17] = NAN;
+      p.xf[1 * k + k / 2] = INFINITY;
+      p.xf[2 * k + 3] = -INFINITY;
+      p.xf[3 * k + 5] = INFINITY;
+      p.xf[3 * k + k - 6] = -INFINITY;
+      free(p.xh);
+      p.xh = tu_convert(p.xf, (size_t)(m * k), xt);
+      CHECK_OK(qgemv_tensor_write(p.x, p.xh, (size_t)(m * k) * tu_dtype_size(xt)));
+      double *ref = malloc((size_t)(m * n) * sizeof(double)), *bound = malloc((size_t)(m * n) * sizeof(double));
+      ck_assert_ptr_nonnull(ref);
+      ck_assert_ptr_nonnull(bound);
+      CHECK_OK(qgemv_reference_matvec(&p.hw.desc, m, xt, p.xh, gt, norm ? p.gh : NULL, 1e-5f, ref, bound));
+      char what[160];
+      snprintf(what, sizeof what, "%s plan %s x=%s norm=%s", tu_format(fi).name, plans[pl], dt(xt),
+               norm ? dt(gt) : "off");
+      tu_guarded all = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
+      expect_ieee(&p, ref, bound, 0, m, QGEMV_F32, all.mem, what);
+      for (int64_t r = 0; r < m; r++) {
+        qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * tu_dtype_size(xt), xt, 1, k);
+        tu_guarded one = run_guarded(p.w, xr, p.g, QGEMV_F32, 1, n);
+        expect_ieee(&p, ref, bound, r, 1, QGEMV_F32, one.mem, what);
+        if (r == m - 1)
+          ck_assert_msg(memcmp(one.mem, all.mem + (size_t)(r * n) * 4, (size_t)n * 4) == 0,
+                        "%s: the clean row alone differs from the batch's", what);
+        tu_guarded_free(&one);
+        qgemv_tensor_free(xr);
+      }
+      tu_guarded_free(&all);
+      free(ref);
+      free(bound);
+      problem_free(&p);
+    }
+    qgemv_close(ctx);
+  }
+  ctx = base;
+}
+END_TEST
+
 START_TEST(test_device_facts) {
   qgemv_device_info info;
   CHECK_OK(qgemv_ctx_info(ctx, &info));
@@ -695,6 +780,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_pdl_chain, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_wide_kernel, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_batched_wide_plan, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_nonfinite_x, 0, qgemv_format_count());
   tcase_add_test(tc, test_no_memory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -1061,8 +1061,9 @@ START_TEST(test_magnitudes) {
 }
 END_TEST
 
-/* The staging's terms in turn (b3_next, B per CTA) give the bits of
- * b3_term (B per warp) for every f32 pattern class: zeros, subnormals,
+/* The staging's terms in turn (b3_next and, for finite values,
+ * stage_next_b3_finite: B per CTA) give the bits of b3_term (B per warp)
+ * for every f32 pattern class: zeros, subnormals,
  * normals of every width, the largest, infinities and NaNs. */
 START_TEST(test_b3_next) {
   std::vector<uint32_t> bits = {0u, 0x80000000u, 1u, 0x807fffffu, 0x00800000u, 0x3f800000u, 0xbf800001u,
@@ -1079,6 +1080,51 @@ START_TEST(test_b3_next) {
     for (int j = 0; j < 3; j++) {
       const uint32_t got = b3_next(v), want = b3_term(v0, j);
       ck_assert_msg(got == want, "f32 0x%08x term %d: b3_next 0x%04x, b3_term 0x%04x", b, j, got, want);
+    }
+  }
+  /* The untested path (warps whose values are all finite): 16 values a
+   * lane, each pair packed into one word, the same bits; b3_all_finite
+   * tells the lanes apart. */
+  for (size_t i = 0; i + 16 <= bits.size(); i += 16) {
+    float v[1][16], v0[16];
+    bool finite = true;
+    for (int e = 0; e < 16; e++) {
+      v[0][e] = v0[e] = bits_f32(bits[i + e]);
+      finite = finite && (bits[i + e] & 0x7f800000u) != 0x7f800000u;
+    }
+    ck_assert_msg(b3_all_finite<1>(v) == finite, "values %zu..: b3_all_finite %d, expected %d", i, !finite, finite);
+    if (!finite) continue;
+    for (int j = 0; j < 3; j++) {
+      uint32_t w[1][8];
+      stage_next_b3_finite<1>(v, w);
+      for (int e = 0; e < 16; e++) {
+        const uint32_t got = (w[0][e / 2] >> (16 * (e % 2))) & 0xffffu, want = b3_term(v0[e], j);
+        ck_assert_msg(got == want, "f32 0x%08x term %d: stage_next_b3_finite 0x%04x, b3_term 0x%04x", bits[i + e], j,
+                      got, want);
+      }
+    }
+  }
+}
+END_TEST
+
+/* NF4's two fp16 terms of an infinite value: the first term is that
+ * infinity, the second the same infinity (so that their products add to
+ * the infinity IEEE gives), never NaN; a NaN stays NaN in both. */
+START_TEST(test_pack_nonfinite) {
+  const float vals[3] = {INFINITY, -INFINITY, NAN};
+  for (int c = 0; c < 3; c++) {
+    float v[1][16];
+    for (int j = 0; j < 16; j++) v[0][j] = 0.25f * (float)(j - 7);
+    v[0][5] = vals[c];
+    const float amax = fabsf(vals[c]);
+    for (int split = 0; split < 2; split++) {
+      uint32_t w[1][8];
+      stage_pack<2, 1>(v, amax, split, w);
+      const float t = half_bits_f32(w[0][2] >> 16); /* element 5 */
+      if (c < 2)
+        ck_assert_msg(t == vals[c], "%g, term %d: %g", (double)vals[c], split, (double)t);
+      else
+        ck_assert_msg(isnan(t), "NaN, term %d: %g", split, (double)t);
     }
   }
 }
@@ -1122,6 +1168,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_i4_blocks, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   tcase_add_test(tc, test_b3_next);
+  tcase_add_test(tc, test_pack_nonfinite);
   tcase_add_test(tc, test_nf4_planes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

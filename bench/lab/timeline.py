@@ -18,7 +18,11 @@ and per CTA (median over CTAs, then over launches; max over CTAs too):
   wait 1-0, stage 2-1, first 3-2, loop 4-3, bar 5-4, epi 6-5, and
   arrive 3-0 (entry to the first chunk, which the CTA asked for at entry),
   lat4, lat8: warp 0's chunks 4 and 8 from their bulk copy's issue to
-  ready (slots 8-9, 10-11: the ring's latency in the steady state).
+  ready (slots 8-9, 10-11: the ring's latency in the steady state);
+  the staging's parts (slots 12-15, modules from v15 on): x0 and xlast,
+  thread 0's and the CTA's last thread's values in registers after the
+  wait; terms0, thread 0's terms made and stored; ssq, the norm's sums of
+  squares and the barriers after its first barrier.
 The few CTAs that enter on SMs the previous launch left idle wait for its
 whole span: the per-CTA medians leave them out, the maxima do not."""
 import statistics as st
@@ -64,7 +68,8 @@ def summarize(path):
         e0 = min(r[0] for r in L)
         rows.append((i, L, e0))
     per_launch = {key: [] for key in ("period", "span", "starts", "gap")}
-    per_cta = {key: [] for key in ("wait", "stage", "first", "loop", "bar", "epi", "arrive", "lat4", "lat8")}
+    per_cta = {key: [] for key in ("wait", "stage", "first", "loop", "bar", "epi", "arrive", "lat4", "lat8", "x0",
+                                   "terms0", "xlast", "ssq")}
     per_cta_max = {key: [] for key in per_cta}
     sms = set()
     for j, (i, L, e0) in enumerate(rows[1:], 1):
@@ -88,6 +93,13 @@ def summarize(path):
                 d["lat4"].append(us(r[9] - r[8]))
             if slots > 11 and r[10] and r[11]:
                 d["lat8"].append(us(r[11] - r[10]))
+            if slots > 15 and r[12]:  # the staging's points (modules from v15 on)
+                d["x0"].append(us(r[12] - r[1]))
+                d["xlast"].append(us(r[15] - r[1]))
+                if r[13]:
+                    d["terms0"].append(us(r[13] - r[12]))
+                if r[14]:
+                    d["ssq"].append(us(r[2] - r[14]))
             d["bar"].append(us(r[5] - r[4]))
             d["epi"].append(us(r[6] - r[5]))
         for key in per_cta:

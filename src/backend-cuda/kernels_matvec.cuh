@@ -119,6 +119,12 @@ constexpr int kWideWarps = 28;
 #define QGC_EXP_DECODE 0
 #endif
 constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
+/* Experiment: ring stages issued before griddepcontrol.wait with B per
+ * CTA (-1: the library's, 1). 0: x and gamma ahead of every weight byte
+ * in the memory system's queues. */
+#ifndef QGC_EXP_EARLY
+#define QGC_EXP_EARLY (-1)
+#endif
 /* Experiment: Q2_0's three bf16 terms (f32 x, the norm) in a wide kernel
  * of their own too (Kernels<L>::fn<37>): g64 2% faster at 28672 x 8192 on
  * the H200, g128 12-18% slower (it spills; bench/NOTES.md v14). */
@@ -716,6 +722,35 @@ __device__ __forceinline__ bool staged_block(const Params &p, int ph, int bi, in
 template <int L>
 __device__ __forceinline__ void stage_range_i4(const Params &p, int ph, char *sbB, float *sbP, int *sbN, uint8_t *sbF);
 
+#if QGC_EXP_TIMELINE
+/* The staging's own points (timeline slots 12-15, written by thread 0
+ * after the staging's barrier): [0] thread 0's values in registers, [1]
+ * its terms stored, [2] after the norm's first barrier, [3] the CTA's
+ * last thread's values in registers. */
+__shared__ unsigned long long tl_stage[4];
+__device__ __forceinline__ unsigned long long tl_now() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)::"memory");
+  return t;
+}
+/* The time once v is in registers: the read is predicated on v, so that
+ * ptxas cannot move it ahead of the loads (an asm input that no
+ * instruction uses does not order it). */
+__device__ __forceinline__ unsigned long long tl_after(float v) {
+  unsigned long long t;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.eq.f32 p, %1, %1;\n\t@p mov.u64 %0, %%globaltimer;\n\t"
+      "@!p mov.u64 %0, %%globaltimer;\n\t}"
+      : "=l"(t)
+      : "f"(v)
+      : "memory");
+  return t;
+}
+#endif
+
+template <int L>
+__device__ __forceinline__ void stage_ssq(const Params &p, int ph, const float *sbQ, float *sbS);
+
 template <int L, int XM>
 __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, float *sbP, float *sbQ, float *sbS,
                                             uint8_t *sbF) {
@@ -746,12 +781,25 @@ QGC_UNROLL
       }
     };
     if (XM == kDirect) {
-      if (act) stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * 2, e0, src.x_vec, w), store(row);
+      if (act) {
+        stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * 2, e0, src.x_vec, w);
+#if QGC_EXP_TIMELINE
+        const unsigned long long tv = tl_after(__uint_as_float(w[QB - 1][7] | w[0][0]));
+        if (threadIdx.x == 0) tl_stage[0] = tv;
+        atomicMax(&tl_stage[3], tv);
+#endif
+        store(row);
+      }
       continue;
     }
     float v[QB][16], amax = 0.0f, qb = 0.0f;
     if (act) {
       amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * (p.x_bf16 ? 2 : 4), src, e0, v, &qb);
+#if QGC_EXP_TIMELINE
+      const unsigned long long tv = tl_after(v[QB - 1][15] + v[0][0]);
+      if (threadIdx.x == 0) tl_stage[0] = tv;
+      atomicMax(&tl_stage[3], tv);
+#endif
     } else {
 QGC_UNROLL
       for (int q = 0; q < QB; ++q)
@@ -770,11 +818,19 @@ QGC_UNROLL
     }
     /* not unrolled: Q2_0 g128's three terms would spill at 128 registers */
     if constexpr (XM == kB3) {
+      /* warp-uniform: a warp with a non-finite value takes the tested path */
+      const bool finite = __all_sync(0xffffffffu, b3_all_finite<QB>(v));
 QGC_NO_UNROLL
       for (int sp = 0; sp < sp0 + cps; ++sp) { /* terms before sp0 only advance v */
-        stage_next_b3<QB>(v, w);
+        if (finite)
+          stage_next_b3_finite<QB>(v, w);
+        else
+          stage_next_b3<QB>(v, w);
         if (act && sp >= sp0) store(row * SPL + sp);
       }
+#if QGC_EXP_TIMELINE
+      if (threadIdx.x == 0) tl_stage[1] = tl_now();
+#endif
     } else {
 QGC_NO_UNROLL
       for (int sp = sp0; sp < sp0 + cps; ++sp) {
@@ -783,17 +839,46 @@ QGC_NO_UNROLL
         if (act && t == 0) sbP[bi * p.ncols + col] = pc;
         if (act) store(col);
       }
+#if QGC_EXP_TIMELINE
+      if (threadIdx.x == 0) tl_stage[1] = tl_now();
+#endif
     }
   }
   if (XM == kDirect || p.gamma == nullptr) return;
+  /* With all of k staged, the kernel adds the sums after its barrier
+   * (matvec_kernel); in phases, before the phase's B is replaced. */
+  if (p.phases <= 1) return;
   __syncthreads();
+#if QGC_EXP_TIMELINE
+  if (threadIdx.x == 0) tl_stage[2] = tl_now();
+#endif
+  stage_ssq<L>(p, ph, sbQ, sbS);
+}
+
+/* The norm's sums of squares of each slice and activation row's column,
+ * from the staged blocks' sums (sbQ) in block order (the bits of the
+ * per-warp staging's running sum), continuing across phases. */
+template <int L>
+__device__ __forceinline__ void stage_ssq(const Params &p, int ph, const float *sbQ, float *sbS) {
+  constexpr int NEB = Fmt<L>::NEB;
+  const int neb_k = (int)(p.k / Fmt<L>::BK), P = p.P;
   for (int i = threadIdx.x; i < p.KS * p.ncols; i += blockDim.x) {
     const int s = i / p.ncols, col = i % p.ncols;
     const int c0 = slice_start(p, s), c1 = slice_start(p, s + 1);
     const int b1 = min(c1 * NEB, neb_k); /* the blocks of the slice that exist */
     float q = 0.0f;
     if (p.phases <= 1) {
-      for (int b = c0 * NEB; b < b1; ++b) q += sbQ[b * p.ncols + col];
+      /* eight loads ahead of their adds (the same order of adds): a chain
+       * of one shared load per block took 0.6-0.8 us at k = 8192 (v15) */
+      int b = c0 * NEB;
+      for (; b + 8 <= b1; b += 8) {
+        float t[8];
+QGC_UNROLL
+        for (int i = 0; i < 8; ++i) t[i] = sbQ[(b + i) * p.ncols + col];
+QGC_UNROLL
+        for (int i = 0; i < 8; ++i) q += t[i];
+      }
+      for (; b < b1; ++b) q += sbQ[b * p.ncols + col];
     } else {
       q = ph == 0 ? 0.0f : sbS[i];
       const int lc0 = ph * P, lc1 = min(lc0 + P, c1 - c0);
@@ -883,6 +968,8 @@ __global__ void __launch_bounds__(32 * MAXW, 1) matvec_kernel(const Params p) {
     }
   };
   tl_mark(0);
+  if (threadIdx.x < 4) tl_stage[threadIdx.x] = 0ull;
+  __syncthreads(); /* tl_stage is zero before any thread's atomicMax */
   if (threadIdx.x == 0) {
     unsigned sm;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
@@ -988,7 +1075,17 @@ QGC_UNROLL
   if (BS && !phased) stage_range<L, XM>(p, 0, sbB, sbP, sbQ, sbS, sbF);
   __syncthreads(); /* the table, B and the barriers are ready */
   QGC_TL(2);
+#if QGC_EXP_TIMELINE
+  if (threadIdx.x == 0)
+    for (int i = 0; i < 4; ++i) tl_rec[12 + i] = tl_stage[i];
+#endif
   prologue(p.early, S);
+  /* Only the epilogue reads the norm's sums of squares, after the
+   * combine's barriers: added here (the same order, the same bits), they
+   * overlap the other warps' first chunks instead of holding every warp
+   * between two barriers of their own (the norm 1-5% faster at m = 1 on
+   * the H200, bench/NOTES.md v15). */
+  if (BS && !phased && XM != kDirect && XM != kI4 && p.gamma != nullptr) stage_ssq<L>(p, 0, sbQ, sbS);
 
   const int R = phased ? p.phases : 1, P = phased ? p.P : nloc;
   for (int it = 0; it < iters; ++it) {

@@ -145,6 +145,10 @@ QGC_HD float stage_pack(const float (&v)[QB][16], float amax, int split, uint32_
   e = e < -126 ? -126 : e;
   const float sf = bits_f32((uint32_t)(127 - e) << 23);
   const float drop = split ? 1.0f : 0.0f;
+  /* the first term clamped to fp16's finite range: for an infinite v the
+   * term itself made 0 x inf = NaN in term 0 and inf - inf = NaN in term
+   * 1, where IEEE gives y an infinity (v15's GPU test of non-finite x) */
+  const auto hfin = [](uint32_t h) { return fminf(fmaxf(half_bits_f32(h), -65504.0f), 65504.0f); };
 QGC_UNROLL
   for (int q = 0; q < QB; ++q) {
 QGC_UNROLL
@@ -154,7 +158,7 @@ QGC_UNROLL
       if (SPLITS == 1)
         w[q][i] = first;
       else
-        w[q][i] = pack_h2(fmaf(-drop, half_bits_f32(first), a), fmaf(-drop, half_bits_f32(first >> 16), b));
+        w[q][i] = pack_h2(fmaf(-drop, hfin(first), a), fmaf(-drop, hfin(first >> 16), b));
     }
   }
   return bits_f32((uint32_t)(127 + e) << 23);
@@ -191,6 +195,35 @@ QGC_UNROLL
     for (int i = 0; i < 8; ++i) {
       const uint32_t lo = b3_next(v[q][2 * i]);
       w[q][i] = lo | (b3_next(v[q][2 * i + 1]) << 16);
+    }
+}
+
+/* Whether all the lane's values are finite (the largest magnitude's bits
+ * under infinity's): then stage_next_b3_finite may make their terms. */
+template <int QB>
+QGC_HD bool b3_all_finite(const float (&v)[QB][16]) {
+  uint32_t m = 0;
+QGC_UNROLL
+  for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+    for (int j = 0; j < 16; ++j) m = max(m, f32_bits(v[q][j]) & 0x7fffffffu);
+  return m < 0x7f800000u;
+}
+/* stage_next_b3's bits for finite values, without its test per element:
+ * one PRMT packs a pair's high halves, and v keeps what the cut leaves (5
+ * instructions per pair; the test's branches made the three-term staging
+ * about 1000 instructions per thread, 2 us of Q2_0's prologue at 28672 x
+ * 8192, bench/NOTES.md v15). */
+template <int QB>
+QGC_HD void stage_next_b3_finite(float (&v)[QB][16], uint32_t (&w)[QB][8]) {
+QGC_UNROLL
+  for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      const uint32_t a = f32_bits(v[q][2 * i]), b = f32_bits(v[q][2 * i + 1]);
+      w[q][i] = prmt(a, b, 0x7632u);
+      v[q][2 * i] -= bits_f32(a & 0xffff0000u);
+      v[q][2 * i + 1] -= bits_f32(b & 0xffff0000u);
     }
 }
 

@@ -317,7 +317,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   p.units = (int)units;
   p.G = pl->G;
   p.KS = KS;
-  p.early = bs ? 1 : kStages;
+  p.early = bs ? (QGC_EXP_EARLY >= 0 ? QGC_EXP_EARLY : 1) : kStages;
   p.phases = bs ? phases : 1;
   while ((1 << p.ks_shift) < KS) ++p.ks_shift; /* KS: a power of two (the plan's and QGEMV_CUDA_PLAN's) */
   p.P = qgc::phase_chunks(p.nch, KS, p.phases);
