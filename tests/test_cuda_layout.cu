@@ -1130,6 +1130,22 @@ START_TEST(test_pack_nonfinite) {
 }
 END_TEST
 
+/* The table's two terms: hi + lo within 1.1e-7 of each value, and for
+ * every value but 0 both terms nonzero and of its sign (an infinite
+ * activation then gives y the infinity IEEE gives, not 0 x inf). */
+START_TEST(test_nf4_table_terms) {
+  for (int c = 0; c < 16; c++) {
+    const uint2 e = nf4_lut_entry(c | c << 4);
+    const float v = nf4_value(c), hi = half_bits_f32(e.x), lo = half_bits_f32(e.y);
+    ck_assert_msg(fabs((double)hi + lo - v) <= 1.1e-7 * fabs(v), "code %d: %.9g + %.9g against %.9g", c, (double)hi,
+                  (double)lo, (double)v);
+    if (v != 0.0f)
+      ck_assert_msg(hi != 0.0f && lo != 0.0f && (hi > 0) == (v > 0) && (lo > 0) == (v > 0),
+                    "code %d (%.9g): hi %.9g, lo %.9g", c, (double)v, (double)hi, (double)lo);
+  }
+}
+END_TEST
+
 /* The table in registers (nf4_prmt2, the lookups of QGC_NF4_PRMT_STEPS)
  * gives the shared table's entries for every pair of code bytes. */
 START_TEST(test_nf4_planes) {
@@ -1169,6 +1185,7 @@ int main(void) {
   tcase_add_test(tc, test_magnitudes);
   tcase_add_test(tc, test_b3_next);
   tcase_add_test(tc, test_pack_nonfinite);
+  tcase_add_test(tc, test_nf4_table_terms);
   tcase_add_test(tc, test_nf4_planes);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

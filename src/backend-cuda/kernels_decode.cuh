@@ -1,10 +1,11 @@
 /* Weight decode: resident codes (layout.h) -> tensor-core A fragments, host
  * and device (the CPU emulation test runs these functions as they are).
  *
- * NF4: two fp16 terms per table value, hi + lo (lo = the fp16 rounding of
- * value - hi: 22 significant bits, relative error <= 1.1e-7 over the 16
- * values). One term alone (relative error up to 3.25e-4, code 2) breaks
- * the accuracy contract on correlated inputs: a row of one repeated code
+ * NF4: two fp16 terms per table value, hi + lo (hi: the fp16 under the
+ * value in magnitude, nf4_hi_bits; lo = the fp16 rounding of value - hi:
+ * 22 significant bits, relative error <= 1.1e-7 over the 16 values). One
+ * term alone (relative error up to 3.25e-4, code 2) breaks the accuracy
+ * contract on correlated inputs: a row of one repeated code
  * against all-positive x has error / R = 3.25e-4 sqrt(k), 0.029 at k =
  * 8192 (bench/NOTES.md v3 round 2). A code byte is an (even k, odd k)
  * pair; its 8-byte table entry holds (hi pair, lo pair), one LDS.64 per
@@ -56,11 +57,24 @@ QGC_HD float nf4_value(int c) {
 #endif
 constexpr int kLutStride = QGC_EXP_LUT256 ? 256 : 128; /* bytes from one code byte's entries to the next's */
 
+/* The hi term of a table value: the fp16 below it in magnitude (the
+ * nearest, else one step toward zero), so that for every value but 0 the
+ * lo term is nonzero and of the value's sign. Then an infinite activation
+ * times hi and times lo gives the infinity IEEE gives (a lo of 0, as the
+ * nearest hi made for +-1, gave 0 x inf = NaN; v15's GPU test of
+ * non-finite x). hi + lo is as close as with the nearest hi (relative
+ * error <= 1.05e-7 over the 16 values either way). */
+QGC_HD uint32_t nf4_hi_bits(float v) {
+  const uint32_t h = f32_to_half_bits(v);
+  const float hv = half_bits_f32(h);
+  return v != 0.0f && fabsf(hv) >= fabsf(v) ? h - 1u : h; /* fp16 bits step toward zero by one */
+}
+
 /* The entry of code byte v: (hi of the low nibble's value, hi of the high
  * nibble's), (lo, lo). */
 QGC_HD uint2 nf4_lut_entry(int v) {
   const float a = nf4_value(v & 15), b = nf4_value(v >> 4);
-  const uint32_t ha = f32_to_half_bits(a), hb = f32_to_half_bits(b);
+  const uint32_t ha = nf4_hi_bits(a), hb = nf4_hi_bits(b);
   const uint32_t la = f32_to_half_bits(a - half_bits_f32(ha)), lb = f32_to_half_bits(b - half_bits_f32(hb));
   return make_uint2(ha | (hb << 16), la | (lb << 16));
 }
