@@ -1062,7 +1062,8 @@ START_TEST(test_magnitudes) {
 END_TEST
 
 /* The staging's terms in turn (b3_next and, for finite values,
- * stage_next_b3_finite: B per CTA) give the bits of b3_term (B per warp)
+ * stage_next_b3_finite: B per CTA; stage_pack_b3_finite, B per warp with
+ * QGC_EXP_B3WARP) give the bits of b3_term (B per warp)
  * for every f32 pattern class: zeros, subnormals,
  * normals of every width, the largest, infinities and NaNs. */
 START_TEST(test_b3_next) {
@@ -1095,6 +1096,15 @@ START_TEST(test_b3_next) {
     ck_assert_msg(b3_all_finite<1>(v) == finite, "values %zu..: b3_all_finite %d, expected %d", i, !finite, finite);
     if (!finite) continue;
     for (int j = 0; j < 3; j++) {
+      uint32_t wp[1][8];
+      float u[1][16];
+      memcpy(u[0], v0, sizeof v0);
+      stage_pack_b3_finite<1>(u, j, wp); /* B per warp's: term j of the values */
+      for (int e = 0; e < 16; e++) {
+        const uint32_t got = (wp[0][e / 2] >> (16 * (e % 2))) & 0xffffu, want = b3_term(v0[e], j);
+        ck_assert_msg(got == want, "f32 0x%08x term %d: stage_pack_b3_finite 0x%04x, b3_term 0x%04x", bits[i + e], j,
+                      got, want);
+      }
       uint32_t w[1][8];
       stage_next_b3_finite<1>(v, w);
       for (int e = 0; e < 16; e++) {

@@ -57,9 +57,9 @@ QGC_HD float nf4_value(int c) {
 #endif
 constexpr int kLutStride = QGC_EXP_LUT256 ? 256 : 128; /* bytes from one code byte's entries to the next's */
 
-/* The hi term of a table value: the fp16 below it in magnitude (the
- * nearest, else one step toward zero), so that for every value but 0 the
- * lo term is nonzero and of the value's sign. Then an infinite activation
+/* The hi term of a table value: the nearest fp16 where it is smaller in
+ * magnitude, else the next one toward zero, so that for every value but
+ * 0 the lo term is nonzero and of the value's sign. Then an infinite activation
  * times hi and times lo gives the infinity IEEE gives (a lo of 0, as the
  * nearest hi made for +-1, gave 0 x inf = NaN; v15's GPU test of
  * non-finite x). hi + lo is as close as with the nearest hi (relative

@@ -125,6 +125,12 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 #ifndef QGC_EXP_EARLY
 #define QGC_EXP_EARLY (-1)
 #endif
+/* Experiment: B per warp's three bf16 terms (stage_b) without b3_term's
+ * test per element where a warp's values are all finite, as B per CTA's
+ * since v15 (prepared, not run: bench/NOTES.md v15). */
+#ifndef QGC_EXP_B3WARP
+#define QGC_EXP_B3WARP 0
+#endif
 /* Experiment: Q2_0's three bf16 terms (f32 x, the norm) in a wide kernel
  * of their own too (Kernels<L>::fn<37>): g64 2% faster at 28672 x 8192 on
  * the H200, g128 12-18% slower (it spills; bench/NOTES.md v14). */
@@ -683,7 +689,10 @@ QGC_UNROLL
         ss[G] += qb;
       }
       if (XM == kB3) {
-        stage_pack_b3<QB>(v, col % SPL, bw[G]);
+        if (QGC_EXP_B3WARP && __all_sync(0xffffffffu, b3_all_finite<QB>(v)))
+          stage_pack_b3_finite<QB>(v, col % SPL, bw[G]);
+        else
+          stage_pack_b3<QB>(v, col % SPL, bw[G]);
         p0[G] = p1[G] = 1.0f;
         continue;
       }
@@ -868,17 +877,7 @@ __device__ __forceinline__ void stage_ssq(const Params &p, int ph, const float *
     const int b1 = min(c1 * NEB, neb_k); /* the blocks of the slice that exist */
     float q = 0.0f;
     if (p.phases <= 1) {
-      /* eight loads ahead of their adds (the same order of adds): a chain
-       * of one shared load per block took 0.6-0.8 us at k = 8192 (v15) */
-      int b = c0 * NEB;
-      for (; b + 8 <= b1; b += 8) {
-        float t[8];
-QGC_UNROLL
-        for (int i = 0; i < 8; ++i) t[i] = sbQ[(b + i) * p.ncols + col];
-QGC_UNROLL
-        for (int i = 0; i < 8; ++i) q += t[i];
-      }
-      for (; b < b1; ++b) q += sbQ[b * p.ncols + col];
+      for (int b = c0 * NEB; b < b1; ++b) q += sbQ[b * p.ncols + col];
     } else {
       q = ph == 0 ? 0.0f : sbS[i];
       const int lc0 = ph * P, lc1 = min(lc0 + P, c1 - c0);
