@@ -1082,8 +1082,8 @@ QGC_UNROLL
   /* Only the epilogue reads the norm's sums of squares, after the
    * combine's barriers: added here (the same order, the same bits), they
    * overlap the other warps' first chunks instead of holding every warp
-   * between two barriers of their own (the norm 1-5% faster at m = 1 on
-   * the H200, bench/NOTES.md v15). */
+   * between two barriers of their own (Q2_0's norm up to 4% faster at
+   * m = 1 on the H200, bench/NOTES.md v15). */
   if (BS && !phased && XM != kDirect && XM != kI4 && p.gamma != nullptr) stage_ssq<L>(p, 0, sbQ, sbS);
 
   const int R = phased ? p.phases : 1, P = phased ? p.P : nloc;
