@@ -33,6 +33,7 @@ bool quick; /* QGEMV_TEST_QUICK=1 (valgrind runs): fewer shapes */
 int phased_launches; /* emulated launches that staged B in phases */
 int b3_wide_launches; /* emulated kB3 launches of 32 columns (four groups) */
 int prmt_launches;    /* emulated NF4 launches with lookups in registers (nf4_prmt_steps) */
+int dg_launches[3];   /* emulated kDG launches: B per CTA for all of k, in phases, B per warp */
 
 /* An H200 (132 SMs, 227 KB per block) and GB10's limits (48 SMs, 99 KB);
  * the H200 with Q2_0's integer mma (QGEMV_CUDA_PLAN x=int). */
@@ -148,9 +149,10 @@ void stage_block(const Params &p, int64_t eb, int col, uint32_t (&w)[4][4][8], f
     uint32_t tw[QB][8];
     qb[t] = 0.0f;
     amax[t] = 0.0f;
-    if (XM == kDirect) {
+    if (xmode_raw(XM)) {
       stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)col * p.k * 2, e0, src.x_vec, tw);
       for (int q = 0; q < QB; q++) memcpy(w[t][q], tw[q], 32);
+      if (XM == kDG) qb[t] = ssq_words<QB>(tw);
       continue;
     }
     amax[t] = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src,
@@ -158,7 +160,7 @@ void stage_block(const Params &p, int64_t eb, int col, uint32_t (&w)[4][4][8], f
   }
   pc = 1.0f;
   qsum = (qb[0] + qb[1]) + (qb[2] + qb[3]);
-  if (XM == kDirect) return;
+  if (xmode_raw(XM)) return;
   const float am = fmaxf(fmaxf(amax[0], amax[1]), fmaxf(amax[2], amax[3]));
   for (int t = 0; t < 4; t++) {
     uint32_t tw[QB][8];
@@ -346,6 +348,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   for (int b = 0; b < (int)pl.kc.grid; b++)
     ck_assert_int_eq(cta_units(p, b), b < p.units ? (p.units - b + (int)pl.kc.grid - 1) / (int)pl.kc.grid : 0);
   b3_wide_launches += XM == kB3 && NG == 4;
+  if (XM == kDG) dg_launches[!BS ? 2 : phased ? 1 : 0]++;
   const int64_t neb_k = p.k / F::BK;
   ck_assert_int_le(p.ncols, 8 * NG);
   /* NF4's lookups in registers, as the kernel takes them */
@@ -443,6 +446,14 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
                         }
                       } else {
                         q2_frag_at(s, wg, wh, a[l]);
+                        if (XM == kDG) { /* A = (code - 1) gamma, as block_mma makes it */
+                          uint32_t gw[1][8];
+                          stage_direct<1>(p.gamma, geb * F::BK + 64 * q + 16 * (l & 3), p.g_vec != 0, gw);
+                          a[l][0] = hmul2_bf16(a[l][0], gw[0][2 * s]);
+                          a[l][1] = hmul2_bf16(a[l][1], gw[0][2 * s]);
+                          a[l][2] = hmul2_bf16(a[l][2], gw[0][2 * s + 1]);
+                          a[l][3] = hmul2_bf16(a[l][3], gw[0][2 * s + 1]);
+                        }
                       }
                       for (int G = 0; G < NG; G++) {
                         b0[G][l] = lb[l].w[G][q][2 * s];
@@ -593,14 +604,21 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
     const bool has = qgc_with_layout(h.L.id, [&](auto lay) {
       constexpr int L = decltype(lay)::value;
       constexpr int X0 = Fmt<L>::kNF4 ? kS1 : kDirect, X1 = Fmt<L>::kNF4 ? kS2 : kB3;
-      ck_assert_msg(pl.kc.xm == X0 || pl.kc.xm == X1 || (!Fmt<L>::kNF4 && pl.kc.xm == kI4), "activation mode %d",
-                    pl.kc.xm);
+      ck_assert_msg(pl.kc.xm == X0 || pl.kc.xm == X1 || (!Fmt<L>::kNF4 && (pl.kc.xm == kI4 || pl.kc.xm == kDG)),
+                    "activation mode %d", pl.kc.xm);
+      /* gamma in A exactly where it is exact: Q2_0, bf16 x, bf16 gamma */
+      ck_assert_int_eq(pl.kc.xm == kDG, !Fmt<L>::kNF4 && a.gamma != nullptr && a.x_dtype == QGEMV_BF16 &&
+                                            a.gamma_dtype == QGEMV_BF16);
       if (pl.kc.xm == X0)
         emulate_launch<L, X0>(pl, lut);
       else if (pl.kc.xm == X1)
         emulate_launch<L, X1>(pl, lut);
-      else if constexpr (!Fmt<L>::kNF4)
-        emulate_launch<L, kI4>(pl, lut);
+      else if constexpr (!Fmt<L>::kNF4) {
+        if (pl.kc.xm == kDG)
+          emulate_launch<L, kDG>(pl, lut);
+        else
+          emulate_launch<L, kI4>(pl, lut);
+      }
     });
     ck_assert_msg(has, "layout %d has no kernels", (int)h.L.id);
     ck_assert_msg(pl.kc.ng >= 1 && pl.kc.ng <= max_groups(pl.kc.xm, h.L.group) && (pl.kc.bs || warp_b_ok(pl.kc.xm, pl.kc.ng)) && pl.kc.t >= 1 &&
@@ -976,6 +994,79 @@ START_TEST(test_batched_rows) {
 }
 END_TEST
 
+/* Q2_0's norm with bf16 x and bf16 gamma takes gamma into A (kDG): B
+ * per CTA for all of k, in phases (phases=2) and B per warp (b=warp),
+ * batched and m = 1, on the H200, two SMs and GB10, against the contract and each row against
+ * m = 1 bit for bit. gamma has both signs and zeros, at scales 1, 2^-100
+ * and 2^100 (one per device), and x has rows of one sign, so that a wrong
+ * product or a lost sign cannot cancel out. */
+START_TEST(test_gamma_in_a) {
+  const Format F = format_at(_i);
+  if (F.f == QGEMV_NF4) return;
+  static const qgc_device_facts small = {2, 232448, 233472, true, {}};
+  qgc_device_facts warp = kH200, phased = kH200;
+  warp.tune.b = QGC_B_WARP;
+  phased.tune.b = QGC_B_CTA;
+  phased.tune.phases = 2;
+  const int before[3] = {dg_launches[0], dg_launches[1], dg_launches[2]};
+  const qgc_device_facts *devs[] = {&kH200, &small, &warp, &phased, &kGB10};
+  const int gexp[] = {0, -100, 100, 0, 0};
+  for (int di = 0; di < 5; di++)
+    for (int64_t k0 : {(int64_t)1536, (int64_t)16384}) {
+      const qgc_device_facts *dev = devs[di];
+      const int64_t n = 37, k = tu_whole_blocks(_i, k0), m = 6;
+      rng r = {500 + (uint64_t)k0 + (uint64_t)dev->sms};
+      tu_weight w;
+      tu_weight_make(&r, DIST_NORMAL, F.f, F.group, n, k, &w);
+      HostLayout h;
+      make_layout(w.desc, F.id, h);
+      std::vector<float> xf((size_t)(m * k)), gf((size_t)k);
+      fill_random(&r, DIST_NORMAL, xf.data(), xf.size());
+      for (int64_t a = 0; a < m; a++) /* rows 1 and 4: all positive */
+        if (a % 3 == 1)
+          for (int64_t i = 0; i < k; i++) xf[(size_t)(a * k + i)] = fabsf(xf[(size_t)(a * k + i)]);
+      for (int64_t i = 0; i < k; i++) {
+        const float u = ldexpf((float)(0.5 + rng_uniform(&r)), gexp[di]);
+        gf[(size_t)i] = i % 7 == 0 ? 0.0f : i % 3 == 0 ? -u : u;
+      }
+      void *x = tu_convert(xf.data(), xf.size(), QGEMV_BF16), *gamma = tu_convert(gf.data(), gf.size(), QGEMV_BF16);
+      std::vector<float> y((size_t)(m * n)), y1((size_t)n);
+      qg_matvec_args a = {};
+      a.layout = &h.L;
+      a.layout_id = F.id;
+      a.n = n;
+      a.k = k;
+      a.m = m;
+      a.x = x;
+      a.x_dtype = QGEMV_BF16;
+      a.y = y.data();
+      a.y_dtype = QGEMV_F32;
+      a.gamma = gamma;
+      a.gamma_dtype = QGEMV_BF16;
+      a.eps = 1e-5f;
+      emulate_matvec(h, a, *dev);
+      char where[256];
+      const double worst = tu_check_contract(&w.desc, m, QGEMV_BF16, x, QGEMV_BF16, gamma, 1e-5f, QGEMV_F32, y.data(),
+                                             where, sizeof where);
+      ck_assert_msg(worst <= 1.0, "%s k=%lld sms=%d: worst %.3g of the bound at %s", F.name, (long long)k, dev->sms,
+                    worst, where);
+      for (int64_t row = 0; row < m; row++) {
+        a.m = 1;
+        a.x = static_cast<const uint16_t *>(x) + row * k;
+        a.y = y1.data();
+        emulate_matvec(h, a, *dev);
+        ck_assert_msg(memcmp(y1.data(), &y[(size_t)(row * n)], (size_t)n * 4) == 0,
+                      "%s k=%lld sms=%d: row %lld differs from m = 1", F.name, (long long)k, dev->sms, (long long)row);
+      }
+      free(x);
+      free(gamma);
+      tu_weight_free(&w);
+    }
+  for (int i = 0; i < 3; i++)
+    ck_assert_msg(dg_launches[i] > before[i], "%s: no kDG launch of kind %d (all of k, phases, per warp)", F.name, i);
+}
+END_TEST
+
 /* Q2_0's integer mma on blocks its digits cannot hold, next to ones they
  * hold exactly: each scale block of each activation row is one of
  * normal; 2^-30 below one element of 1 (flagged: the bf16 fallback); one
@@ -1192,6 +1283,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_plan_tune, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_i4_blocks, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_gamma_in_a, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   tcase_add_test(tc, test_b3_next);
   tcase_add_test(tc, test_pack_nonfinite);

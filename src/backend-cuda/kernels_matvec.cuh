@@ -49,12 +49,19 @@ namespace qgc {
 /* How B is made (kernels_stage.cuh): bf16 x as stored (Q2_0, no norm), one
  * fp16 term (NF4, bf16 x, no norm), two fp16 terms (NF4, f32 x or norm),
  * three bf16 terms (Q2_0, f32 x or norm), four int8 digits for the integer
- * mma (Q2_0, bf16 x, no norm). */
-enum XMode { kDirect = 0, kS1 = 1, kS2 = 2, kB3 = 3, kI4 = 4 };
+ * mma (Q2_0, bf16 x, no norm), or bf16 x as stored with gamma in A (kDG:
+ * Q2_0, bf16 x, RMSNorm with bf16 gamma). kDG: A = (code - 1) gamma_k,
+ * one packed multiply per A register (exact: -gamma, 0 or gamma), so the
+ * products (code - 1) gamma_k x_k are exact in one bf16 term, where x
+ * gamma in B needed three: the norm's launches are the plain direct
+ * mode's plus those multiplies, the sums of squares and gamma's words. */
+enum XMode { kDirect = 0, kS1 = 1, kS2 = 2, kB3 = 3, kI4 = 4, kDG = 5 };
 __host__ __device__ constexpr int xmode_splits(int xm) {
   return xm == kS2 ? 2 : xm == kB3 ? 3 : xm == kI4 ? kDigits : 1;
 }
-__host__ __device__ constexpr bool xmode_bf16(int xm) { return xm == kDirect || xm == kB3; }
+__host__ __device__ constexpr bool xmode_bf16(int xm) { return xm == kDirect || xm == kB3 || xm == kDG; }
+/* B is x's bf16 words as stored. */
+__host__ __device__ constexpr bool xmode_raw(int xm) { return xm == kDirect || xm == kDG; }
 /* Column groups per launch: 1 or 2 (8 or 16 B columns); up to 4 for kI4,
  * whose four digit columns per activation row would otherwise leave only
  * 4 rows per launch, and for kB3 at group 128 (three terms per row: 5 rows
@@ -170,10 +177,12 @@ struct FmtOf {
 /* Tiles per warp a kernel of NG column groups may take: NF4 with 16
  * columns holds two accumulators per tile (the table's two terms), and
  * two tiles of them spill past 128 registers; so do Q2_0's digits (kI4)
- * with 16 or 32 columns (g128: 88 bytes at 16), and any 32 columns. */
+ * with 16 or 32 columns (g128: 88 bytes at 16), gamma in A (kDG) with 16
+ * columns (g64, B per CTA: 44 bytes on sm_121, also with gamma's words
+ * read per step), and any 32 columns. */
 template <int FORMAT>
 __host__ __device__ constexpr int max_tiles(int NG, int xm) {
-  return (FORMAT == QGEMV_NF4 && NG == 2) || (xm == kI4 && NG > 1) || NG == 4 ? 1 : 2;
+  return (FORMAT == QGEMV_NF4 && NG == 2) || ((xm == kI4 || xm == kDG) && NG > 1) || NG == 4 ? 1 : 2;
 }
 template <>
 struct Fmt<QG_LAYOUT_NF4> : FmtOf<QGEMV_NF4, 64> {};
@@ -243,7 +252,8 @@ __host__ __device__ inline int cta_units(const Params &p, int b) { return p.iter
  *   comb  the slice partials of one unit [W][T][NG][32] float4, and the
  *         per-warp norm sums [W][NG][8] (BS = 0)
  *   B     (BS = 1) the B words of every 64-block and column [b][col][t][8]
- *         words (kI4: [b][col][t][4], bytes), 2^e [block][col], norm block
+ *         words (kI4: [b][col][t][4], bytes), kDG: gamma's words
+ *         [b][t][8] (sb_gamma), 2^e [block][col], norm block
  *         sums [block][col] (kI4: the negated digit sums, int), slice sums
  *         [slice][col]; kI4: the flagged blocks [block][activation (8)]
  *   lut   (NF4) the table, kLutBytes: in the dynamic shared memory, whose
@@ -251,11 +261,11 @@ __host__ __device__ inline int cta_units(const Params &p, int b) { return p.iter
  *         address is one register plus that (static: 126 -> 110 warp
  *         instructions per 16 x 64 tile-block, bench/NOTES.md v9) */
 struct SmemPlan {
-  int bars, ring, comb, sbB, sbP, sbQ, sbS, sbF, lut, total;
+  int bars, ring, comb, sbB, sbG, sbP, sbQ, sbS, sbF, lut, total;
 };
 __host__ __device__ constexpr int round_up(int v, int a) { return (v + a - 1) / a * a; }
 __host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int NG, int neb, int ncols, int KS,
-                                              bool digits) {
+                                              bool digits, bool gwords = false) {
   SmemPlan p{};
   int off = 0;
   p.bars = off;
@@ -264,9 +274,11 @@ __host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int 
   off += W * kStages * T * CH;
   p.comb = off;
   off += W * T * NG * 512 + W * NG * 8 * 4;
-  p.sbB = p.sbP = p.sbQ = p.sbS = p.sbF = off;
+  p.sbB = p.sbG = p.sbP = p.sbQ = p.sbS = p.sbF = off;
   if (neb > 0) {
     off += neb * QB * ncols * (digits ? 64 : 128);
+    p.sbG = off;
+    off += gwords ? neb * QB * 128 : 0;
     p.sbP = off;
     off += round_up(neb * ncols * 4, 16);
     p.sbQ = off;
@@ -283,7 +295,7 @@ __host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int 
 template <int L>
 __host__ __device__ inline SmemPlan smem_plan_nbe(int W, int T, int NG, int nbe, int ncols, int KS, int xm) {
   using F = Fmt<L>;
-  SmemPlan p = smem_plan(F::CH, F::QB, W, T, NG, nbe, ncols, KS, xm == kI4);
+  SmemPlan p = smem_plan(F::CH, F::QB, W, T, NG, nbe, ncols, KS, xm == kI4, xm == kDG);
   p.lut = round_up(p.total, 128);
   if (F::kNF4) p.total = p.lut + kLutBytes;
   return p;
@@ -300,6 +312,9 @@ __host__ __device__ inline SmemPlan smem_plan_of(bool bs, int W, int T, int NG, 
 __device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col, int t) {
   return sbB + ((size_t)(blk * ncols + col) * 4 + t) * 32;
 }
+/* kDG: the offset of gamma's words of one 64-block and t in the staged
+ * buffer (BS = 1; the layout of one column of B words). */
+QGC_HD int sb_gamma(int blk, int t) { return (blk * 4 + t) * 32; }
 /* Bytes from one block's B words to the next's (sb_words' layout). */
 QGC_HD int sb_block_bytes(int ncols) { return ncols * 4 * 32; }
 QGC_HD char *sb_digits(char *sbB, int blk, int ncols, int col, int t) {
@@ -355,6 +370,7 @@ struct WarpCtx {
   const uint2 *lut;
   uint32_t pl[16]; /* NF4: the table in registers (nf4_planes) */
   char *sbB;
+  const char *sbG;     /* kDG: gamma's staged words (BS = 1) */
   const float *sbP;
   const int *sbN;      /* kI4: negated digit sums [block][col] */
   const uint8_t *sbF;  /* kI4: flagged blocks [block][activation] */
@@ -391,7 +407,7 @@ QGC_UNROLL
       for (int e1 = 0; e1 < EU; ++e1) {
         const int eb = e0 + e1;
         if (!v.has_block(eb)) break;
-        uint32_t bw[NG][QB][8];
+        uint32_t bw[NG][QB][8], gw[QB][8]; /* gw: kDG's gamma words */
         float p0[NG], p1[NG];
         uint4 uc[T] = {};
         if constexpr (F::kNF4) {
@@ -403,9 +419,9 @@ QGC_UNROLL
           }
         }
         if (BS)
-          load_b_smem(p, beb0 + eb, bw, p0, p1);
+          load_b_smem(p, beb0 + eb, bw, gw, p0, p1);
         else
-          stage_b(p, kc0 + eb * F::BK, bw, p0, p1);
+          stage_b(p, kc0 + eb * F::BK, bw, gw, p0, p1);
 QGC_UNROLL
         for (int tt = 0; tt < T; ++tt) {
           float c[NG][4], c2[NG][4]; /* c2: NF4's second mma (weight row g + 8) */
@@ -413,7 +429,7 @@ QGC_UNROLL
           for (int G = 0; G < NG; ++G)
             c[G][0] = c[G][1] = c[G][2] = c[G][3] = c2[G][0] = c2[G][1] = c2[G][2] = c2[G][3] = 0.0f;
 QGC_UNROLL
-          for (int q = 0; q < QB; ++q) block_mma(v, tt, e0 * QB, e1 * QB + q, bw, q, c, c2, uc[tt]);
+          for (int q = 0; q < QB; ++q) block_mma(v, tt, e0 * QB, e1 * QB + q, bw, gw[q], q, c, c2, uc[tt]);
           if (F::kNF4) /* hi + lo of each weight row */
 QGC_UNROLL
             for (int G = 0; G < NG; ++G) {
@@ -561,11 +577,11 @@ QGC_UNROLL
   /* The four steps of 64-block b0 + BI of tile tt (b0 even where Q2_0
    * words hold two blocks): decode A, then the mma per column group (NF4:
    * two, into c and c2, same B; u: its code words, which the chunk loop
-   * loaded a block ahead). */
+   * loaded a block ahead; gw: kDG's gamma words of the part). */
   template <bool TAIL>
   __device__ __forceinline__ void block_mma(const View<L, TAIL> &v, int tt, int b0, int bi,
-                                            const uint32_t (&bw)[NG][QB][8], int q, float (&c)[NG][4],
-                                            float (&c2)[NG][4], const uint4 &u) {
+                                            const uint32_t (&bw)[NG][QB][8], const uint32_t (&gw)[8], int q,
+                                            float (&c)[NG][4], float (&c2)[NG][4], const uint4 &u) {
     uint32_t wg = 0, wh = 0;
     if (!F::kNF4)
       v.q2_words(tt, (b0 >> 1) + (bi >> 1), bi & 1, wg, wh);
@@ -598,6 +614,12 @@ QGC_UNROLL
         if (s == 1) q2_frag<1>(wg, wh, a, q2m);
         if (s == 2) q2_frag<2>(wg, wh, a, q2m);
         if (s == 3) q2_frag<3>(wg, wh, a, q2m);
+        if (XM == kDG) { /* (code - 1) gamma: rows g and g + 8 share k, so a word */
+          a[0] = hmul2_bf16(a[0], gw[2 * s]);
+          a[1] = hmul2_bf16(a[1], gw[2 * s]);
+          a[2] = hmul2_bf16(a[2], gw[2 * s + 1]);
+          a[3] = hmul2_bf16(a[3], gw[2 * s + 1]);
+        }
       }
 QGC_UNROLL
       for (int G = 0; G < NG; ++G) {
@@ -611,10 +633,19 @@ QGC_UNROLL
     }
   }
 
-  /* BS = 1: the lane's B words and 2^e from the CTA's staged buffer (eb =
-   * the buffer's scale block). */
-  __device__ __forceinline__ void load_b_smem(const Params &p, int eb, uint32_t (&bw)[NG][QB][8], float (&p0)[NG],
-                                              float (&p1)[NG]) {
+  /* BS = 1: the lane's B words (kDG: and gamma's) and 2^e from the CTA's
+   * staged buffer (eb = the buffer's scale block). */
+  __device__ __forceinline__ void load_b_smem(const Params &p, int eb, uint32_t (&bw)[NG][QB][8],
+                                              uint32_t (&gw)[QB][8], float (&p0)[NG], float (&p1)[NG]) {
+    if (XM == kDG) {
+QGC_UNROLL
+      for (int q = 0; q < QB; ++q) {
+        const char *src = sbG + sb_gamma(eb * QB + q, t);
+        const uint4 lo = lds128_ordered(src), hi = lds128_ordered(src + 16);
+        gw[q][0] = lo.x, gw[q][1] = lo.y, gw[q][2] = lo.z, gw[q][3] = lo.w;
+        gw[q][4] = hi.x, gw[q][5] = hi.y, gw[q][6] = hi.z, gw[q][7] = hi.w;
+      }
+    }
 QGC_UNROLL
     for (int G = 0; G < NG; ++G) {
       /* Q2_0 (issue-bound) up to 16 columns: lanes past the launch's
@@ -633,7 +664,7 @@ QGC_UNROLL
            * plus the block times its stride, one IMAD per block where
            * ptxas makes three: 1-4% faster on the H200; the other modes
            * were up to 4% slower with it (bench/NOTES.md v14). */
-          const char *src = XM == kDirect ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * sb_block_bytes(p.ncols)
+          const char *src = xmode_raw(XM) ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * sb_block_bytes(p.ncols)
                                           : sb_words(sbB, eb * QB + q, p.ncols, col, t);
           lo = lds128_ordered(src);
           hi = lds128_ordered(src + 16);
@@ -652,15 +683,17 @@ QGC_UNROLL
   }
 
   /* BS = 0: the B words of the lane's column for the scale block at kb,
-   * built here from x, and the 2^e of the lane's output columns 2t, 2t+1. */
-  __device__ __forceinline__ void stage_b(const Params &p, int64_t kb, uint32_t (&bw)[NG][QB][8], float (&p0)[NG],
-                                          float (&p1)[NG]) {
+   * built here from x (kDG: and gamma's words), and the 2^e of the lane's
+   * output columns 2t, 2t+1. */
+  __device__ __forceinline__ void stage_b(const Params &p, int64_t kb, uint32_t (&bw)[NG][QB][8],
+                                          uint32_t (&gw)[QB][8], float (&p0)[NG], float (&p1)[NG]) {
     const int64_t e0 = kb + 16 * t;
     const XSrc src = {p.gamma, p.x_bf16 != 0, p.x_vec != 0, p.g_bf16 != 0, p.g_vec != 0};
+    if (XM == kDG) stage_direct<QB>(p.gamma, e0, src.g_vec, gw);
 QGC_UNROLL
     for (int G = 0; G < NG; ++G) {
       const int col = 8 * G + g;
-      if (XM == kDirect) {
+      if (xmode_raw(XM)) {
         if (col < p.m) {
           stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)col * p.k * 2, e0, src.x_vec, bw[G]);
         } else {
@@ -668,6 +701,12 @@ QGC_UNROLL
           for (int q = 0; q < QB; ++q)
 QGC_UNROLL
             for (int i = 0; i < 8; ++i) bw[G][q][i] = 0u;
+        }
+        if (XM == kDG) { /* the block's sum of squares of x, as stage_load adds it */
+          float qb = ssq_words<QB>(bw[G]);
+          qb += __shfl_xor_sync(0xffffffffu, qb, 1);
+          qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+          ss[G] += qb;
         }
         p0[G] = p1[G] = 1.0f;
         continue;
@@ -761,7 +800,7 @@ template <int L>
 __device__ __forceinline__ void stage_ssq(const Params &p, int ph, const float *sbQ, float *sbS);
 
 template <int L, int XM>
-__device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, float *sbP, float *sbQ, float *sbS,
+__device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, char *sbG, float *sbP, float *sbQ, float *sbS,
                                             uint8_t *sbF) {
   if constexpr (XM == kI4) {
     stage_range_i4<L>(p, ph, sbB, sbP, reinterpret_cast<int *>(sbQ), sbF);
@@ -789,7 +828,7 @@ QGC_UNROLL
         *reinterpret_cast<uint4 *>(dst + 16) = make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
       }
     };
-    if (XM == kDirect) {
+    if (xmode_raw(XM)) {
       if (act) {
         stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * 2, e0, src.x_vec, w);
 #if QGC_EXP_TIMELINE
@@ -798,6 +837,23 @@ QGC_UNROLL
         atomicMax(&tl_stage[3], tv);
 #endif
         store(row);
+      }
+      if (XM == kDG) {
+        /* the block's sum of squares of x (every lane: the shuffles), and
+         * gamma's words once per block (by the units of row 0) */
+        float qb = act ? ssq_words<QB>(w) : 0.0f;
+        qb += __shfl_xor_sync(0xffffffffu, qb, 1);
+        qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+        if (act && t == 0) sbQ[bi * p.ncols + row] = qb;
+        if (act && row == 0) {
+          stage_direct<QB>(p.gamma, e0, src.g_vec, w);
+QGC_UNROLL
+          for (int q = 0; q < QB; ++q) {
+            char *dst = sbG + sb_gamma(bi * QB + q, t);
+            *reinterpret_cast<uint4 *>(dst) = make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
+            *reinterpret_cast<uint4 *>(dst + 16) = make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
+          }
+        }
       }
       continue;
     }
@@ -991,6 +1047,7 @@ __global__ void __launch_bounds__(32 * MAXW, 1) matvec_kernel(const Params p) {
   cx.q2m = p.q2_magic;
   cx.lut = nullptr;
   cx.sbB = smem + sp.sbB;
+  cx.sbG = smem + sp.sbG;
   cx.sbP = reinterpret_cast<const float *>(smem + sp.sbP);
   cx.sbN = reinterpret_cast<const int *>(smem + sp.sbQ);
   cx.sbF = reinterpret_cast<const uint8_t *>(smem + sp.sbF);
@@ -1071,7 +1128,7 @@ QGC_UNROLL
   float *sbP = reinterpret_cast<float *>(smem + sp.sbP), *sbQ = reinterpret_cast<float *>(smem + sp.sbQ),
         *sbS = reinterpret_cast<float *>(smem + sp.sbS);
   uint8_t *sbF = reinterpret_cast<uint8_t *>(smem + sp.sbF);
-  if (BS && !phased) stage_range<L, XM>(p, 0, sbB, sbP, sbQ, sbS, sbF);
+  if (BS && !phased) stage_range<L, XM>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
   __syncthreads(); /* the table, B and the barriers are ready */
   QGC_TL(2);
 #if QGC_EXP_TIMELINE
@@ -1099,7 +1156,7 @@ QGC_UNROLL
     for (int ph = 0; ph < R; ++ph) {
       if (phased) {
         __syncthreads(); /* every warp is done with the previous phase's B */
-        stage_range<L, XM>(p, ph, sbB, sbP, sbQ, sbS, sbF);
+        stage_range<L, XM>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
         __syncthreads();
       }
       if (it >= nvalid) continue;

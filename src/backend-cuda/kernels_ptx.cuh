@@ -229,6 +229,10 @@ QGC_HD uint32_t hfma2_bf16(uint32_t a, uint32_t b, uint32_t c) {
 #endif
 }
 
+/* a b, bf16x2, one rounding (a fma with -0, which keeps a product's
+ * sign: kDG's (code - 1) gamma, exact). */
+QGC_HD uint32_t hmul2_bf16(uint32_t a, uint32_t b) { return hfma2_bf16(a, b, 0x80008000u); }
+
 /* a + c, bf16x2, one rounding (sm_90 has the add; before it, a fma by 1). */
 QGC_HD uint32_t hadd2_bf16(uint32_t a, uint32_t c) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -8,7 +8,10 @@
  * halves (layout.h's k order).
  *
  * direct (Q2_0, bf16 x, no norm): the words are x as stored; with A =
- *   code - 1 in bf16 every product is exact.
+ *   code - 1 in bf16 every product is exact. kDG (Q2_0, bf16 x, RMSNorm
+ *   with bf16 gamma): the same words, and gamma's words in the same
+ *   layout for A = (code - 1) gamma (kernels_matvec.cuh); the sums of
+ *   squares from the words (ssq_words).
  * one or two fp16 terms (NF4, whose table needs fp16 A): v = x (times gamma
  *   with RMSNorm; 1/rms is applied to the finished dot product) is scaled
  *   by 2^-e, e per activation row and 64-block, so that the block's
@@ -130,6 +133,23 @@ QGC_UNROLL
     for (int j = 0; j < 16; ++j) amax = fmaxf(amax, fabsf(v[q][j]));
   }
   return amax;
+}
+
+/* The sum of squares of a lane's bf16 words (direct, kDG), in
+ * stage_load's order and with its operations: the same bits as the terms'
+ * modes add for the same x. */
+template <int QB>
+QGC_HD float ssq_words(const uint32_t (&w)[QB][8]) {
+  float ss = 0.0f;
+QGC_UNROLL
+  for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      const float lo = bits_f32(w[q][i] << 16), hi = bits_f32(w[q][i] & 0xffff0000u);
+      ss = fmaf(lo, lo, ss);
+      ss = fmaf(hi, hi, ss);
+    }
+  return ss;
 }
 
 QGC_HD uint32_t pack_h2(float a, float b) { return f32_to_half_bits(a) | (f32_to_half_bits(b) << 16); }

@@ -153,7 +153,10 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
    * where every CTA's staging of x weighs more; bench/NOTES.md v6). */
   const bool i4_shape = tu.x == QGC_X_INT || (tu.x == QGC_X_AUTO && 2 * Lw->ntiles >= 7 * (int64_t)d.sms);
   const bool i4 = !Fmt<L>::kNF4 && plain_bf16 && i4_shape && qgc_i4_fits<L>(Lw, d, KS);
-  const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : kB3);
+  /* Q2_0's norm with bf16 x and bf16 gamma: gamma in A (kDG), one term,
+   * where x gamma in B takes three (kB3). */
+  const bool dg = norm && a->x_dtype == QGEMV_BF16 && a->gamma_dtype == QGEMV_BF16;
+  const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : dg ? kDG : kB3);
   const int spl = xmode_splits(xm);
   int ng_top = 1; /* the fewest column groups that take every row, else the most */
   while (ng_top < max_groups(xm, Lw->group) && a->m * spl > 8 * ng_top) ng_top *= 2;
@@ -181,7 +184,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     qgc_cand c[8];
     int nc = 0;
     const bool one = a->m == 1;
-    if ((xm == kDirect || xm == kS1) && !one) {
+    if ((xm == kDirect || xm == kS1 || xm == kDG) && !one) {
       /* Batched bf16 x with KS <= 4: the 4-8 row groups of a CTA would each
        * build B per warp; B per CTA in phases with 16 warps is faster where
        * it fits (28672 x 8192 on the H200, KS 2, at most 4 phases: NF4 m = 8
