@@ -164,7 +164,7 @@ void stage_block(const Params &p, int64_t eb, int col, uint32_t (&w)[4][4][8], f
   const float am = fmaxf(fmaxf(amax[0], amax[1]), fmaxf(amax[2], amax[3]));
   for (int t = 0; t < 4; t++) {
     uint32_t tw[QB][8];
-    if (XM == kB3)
+    if (xmode_cut(XM))
       stage_pack_b3<QB>(v[t], col % SPL, tw);
     else
       pc = stage_pack<SPL, QB>(v[t], am, col % SPL, tw);
@@ -348,7 +348,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   for (int b = 0; b < (int)pl.kc.grid; b++)
     ck_assert_int_eq(cta_units(p, b), b < p.units ? (p.units - b + (int)pl.kc.grid - 1) / (int)pl.kc.grid : 0);
   b3_wide_launches += XM == kB3 && NG == 4;
-  if (XM == kDG) dg_launches[!BS ? 2 : phased ? 1 : 0]++;
+  if (XM == kNormBF) dg_launches[!BS ? 2 : phased ? 1 : 0]++;
   const int64_t neb_k = p.k / F::BK;
   ck_assert_int_le(p.ncols, 8 * NG);
   /* NF4's lookups in registers, as the kernel takes them */
@@ -604,18 +604,18 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
     const bool has = qgc_with_layout(h.L.id, [&](auto lay) {
       constexpr int L = decltype(lay)::value;
       constexpr int X0 = Fmt<L>::kNF4 ? kS1 : kDirect, X1 = Fmt<L>::kNF4 ? kS2 : kB3;
-      ck_assert_msg(pl.kc.xm == X0 || pl.kc.xm == X1 || (!Fmt<L>::kNF4 && (pl.kc.xm == kI4 || pl.kc.xm == kDG)),
+      ck_assert_msg(pl.kc.xm == X0 || pl.kc.xm == X1 || (!Fmt<L>::kNF4 && (pl.kc.xm == kI4 || pl.kc.xm == kNormBF)),
                     "activation mode %d", pl.kc.xm);
       /* gamma in A exactly where it is exact: Q2_0, bf16 x, bf16 gamma */
-      ck_assert_int_eq(pl.kc.xm == kDG, !Fmt<L>::kNF4 && a.gamma != nullptr && a.x_dtype == QGEMV_BF16 &&
+      ck_assert_int_eq(pl.kc.xm == kNormBF, !Fmt<L>::kNF4 && a.gamma != nullptr && a.x_dtype == QGEMV_BF16 &&
                                             a.gamma_dtype == QGEMV_BF16);
       if (pl.kc.xm == X0)
         emulate_launch<L, X0>(pl, lut);
       else if (pl.kc.xm == X1)
         emulate_launch<L, X1>(pl, lut);
       else if constexpr (!Fmt<L>::kNF4) {
-        if (pl.kc.xm == kDG)
-          emulate_launch<L, kDG>(pl, lut);
+        if (pl.kc.xm == kNormBF)
+          emulate_launch<L, kNormBF>(pl, lut);
         else
           emulate_launch<L, kI4>(pl, lut);
       }
@@ -1153,8 +1153,7 @@ START_TEST(test_magnitudes) {
 END_TEST
 
 /* The staging's terms in turn (b3_next and, for finite values,
- * stage_next_b3_finite: B per CTA; stage_pack_b3_finite, B per warp with
- * QGC_EXP_B3WARP) give the bits of b3_term (B per warp)
+ * stage_next_b3_finite: B per CTA) give the bits of b3_term (B per warp)
  * for every f32 pattern class: zeros, subnormals,
  * normals of every width, the largest, infinities and NaNs. */
 START_TEST(test_b3_next) {
@@ -1187,15 +1186,6 @@ START_TEST(test_b3_next) {
     ck_assert_msg(b3_all_finite<1>(v) == finite, "values %zu..: b3_all_finite %d, expected %d", i, !finite, finite);
     if (!finite) continue;
     for (int j = 0; j < 3; j++) {
-      uint32_t wp[1][8];
-      float u[1][16];
-      memcpy(u[0], v0, sizeof v0);
-      stage_pack_b3_finite<1>(u, j, wp); /* B per warp's: term j of the values */
-      for (int e = 0; e < 16; e++) {
-        const uint32_t got = (wp[0][e / 2] >> (16 * (e % 2))) & 0xffffu, want = b3_term(v0[e], j);
-        ck_assert_msg(got == want, "f32 0x%08x term %d: stage_pack_b3_finite 0x%04x, b3_term 0x%04x", bits[i + e], j,
-                      got, want);
-      }
       uint32_t w[1][8];
       stage_next_b3_finite<1>(v, w);
       for (int e = 0; e < 16; e++) {
@@ -1205,6 +1195,26 @@ START_TEST(test_b3_next) {
       }
     }
   }
+}
+END_TEST
+
+/* A bf16 x times a bf16 gamma leaves kB3's third term zero (+0 or, for a
+ * negative product under 2^-126, -0) for every pair of bit patterns (so two terms, kB2, carry the whole product):
+ * zeros, subnormals, normals, the extremes, infinities and NaNs. */
+START_TEST(test_b2_product) {
+  std::vector<uint16_t> h = {0x0000, 0x8000, 0x0001, 0x807f, 0x0080, 0x3f80, 0xbf81, 0x7f7f, 0xff7f, 0x7f80,
+                             0xff80, 0x7fc0, 0x0f80, 0x1fff, 0x6000, 0x2000};
+  uint64_t z = 0x243f6a8885a308d3ull;
+  for (int i = 0; i < 4000; i++) {
+    z ^= z << 13, z ^= z >> 7, z ^= z << 17;
+    h.push_back((uint16_t)(z >> 40));
+  }
+  for (uint16_t a : h)
+    for (size_t j = 0; j < h.size(); j += 7) {
+      const float v = bits_f32((uint32_t)a << 16) * bits_f32((uint32_t)h[j] << 16);
+      ck_assert_msg((b3_term(v, 2) & 0x7fffu) == 0u, "bf16 0x%04x x 0x%04x: third term 0x%04x", a, h[j],
+                    b3_term(v, 2));
+    }
 }
 END_TEST
 
@@ -1286,6 +1296,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_gamma_in_a, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   tcase_add_test(tc, test_b3_next);
+  tcase_add_test(tc, test_b2_product);
   tcase_add_test(tc, test_pack_nonfinite);
   tcase_add_test(tc, test_nf4_table_terms);
   tcase_add_test(tc, test_nf4_planes);

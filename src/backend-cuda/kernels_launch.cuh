@@ -24,7 +24,7 @@ using KernelFn = void (*)(Params);
 template <int L>
 struct Kernels {
   using F = Fmt<L>;
-  static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3, X2 = kI4, X3 = kDG;
+  static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3, X2 = kI4, X3 = kNormBF;
   static constexpr int kCount = 50; /* [36]: the wide kernel (kWideWarps); [37]: QGC_EXP_WIDEB3's */
   template <int I>
   static constexpr KernelFn fn() {
@@ -40,7 +40,7 @@ struct Kernels {
       constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : I < 36 ? X2 : X3, J = I < 36 ? I : I - 38;
       constexpr int NG = 1 << ((J / 4) % 3), T = (J / 2) % 2 + 1, BS = J % 2;
       if constexpr (NG <= max_groups(XM, F::kGroup) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
-                    ((XM != kI4 && XM != kDG) || !F::kNF4) && (BS || warp_b_ok(XM, NG)))
+                    (I < 24 || !F::kNF4) && (BS || warp_b_ok(XM, NG)))
         return matvec_kernel<L, XM, NG, T, BS>;
       else
         return nullptr;

@@ -55,11 +55,19 @@ namespace qgc {
  * products (code - 1) gamma_k x_k are exact in one bf16 term, where x
  * gamma in B needed three: the norm's launches are the plain direct
  * mode's plus those multiplies, the sums of squares and gamma's words. */
-enum XMode { kDirect = 0, kS1 = 1, kS2 = 2, kB3 = 3, kI4 = 4, kDG = 5 };
+enum XMode { kDirect = 0, kS1 = 1, kS2 = 2, kB3 = 3, kI4 = 4, kDG = 5, kB2 = 6 };
+/* kB2 (experiment QGC_EXP_NORM_B2, in kDG's place): the same norm, x
+ * gamma in B as kB3's first two terms. A bf16 x times a bf16 gamma has at
+ * most 16 significant bits, so kB3's third term is always zero there (the
+ * cut leaves nothing; under 2^-126 both cut the same bits): the same
+ * products in two columns per row, where gamma in A adds four multiplies
+ * per A fragment to every weight's decode. */
 __host__ __device__ constexpr int xmode_splits(int xm) {
-  return xm == kS2 ? 2 : xm == kB3 ? 3 : xm == kI4 ? kDigits : 1;
+  return xm == kS2 || xm == kB2 ? 2 : xm == kB3 ? 3 : xm == kI4 ? kDigits : 1;
 }
-__host__ __device__ constexpr bool xmode_bf16(int xm) { return xm == kDirect || xm == kB3 || xm == kDG; }
+__host__ __device__ constexpr bool xmode_bf16(int xm) { return xm == kDirect || xm == kB3 || xm == kDG || xm == kB2; }
+/* B is bf16 terms cut from x (times gamma): kB3, kB2. */
+__host__ __device__ constexpr bool xmode_cut(int xm) { return xm == kB3 || xm == kB2; }
 /* B is x's bf16 words as stored. */
 __host__ __device__ constexpr bool xmode_raw(int xm) { return xm == kDirect || xm == kDG; }
 /* Column groups per launch: 1 or 2 (8 or 16 B columns); up to 4 for kI4,
@@ -132,18 +140,21 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 #ifndef QGC_EXP_EARLY
 #define QGC_EXP_EARLY (-1)
 #endif
-/* Experiment: B per warp's three bf16 terms (stage_b) without b3_term's
- * test per element where a warp's values are all finite, as B per CTA's
- * since v15 (prepared, not run: bench/NOTES.md v15). */
-#ifndef QGC_EXP_B3WARP
-#define QGC_EXP_B3WARP 0
-#endif
 /* Experiment: Q2_0's three bf16 terms (f32 x, the norm) in a wide kernel
  * of their own too (Kernels<L>::fn<37>): g64 2% faster at 28672 x 8192 on
  * the H200, g128 12-18% slower (it spills; bench/NOTES.md v14). */
 #ifndef QGC_EXP_WIDEB3
 #define QGC_EXP_WIDEB3 0
 #endif
+/* Experiment: the norm with bf16 x and bf16 gamma in kB2 (x gamma as two
+ * cut bf16 terms in B) instead of kDG (gamma in A): 0.82-0.94x kDG's time
+ * at m = 1 on the H200's large shapes, 1.2-1.9x batched (bench/NOTES.md
+ * v16). */
+#ifndef QGC_EXP_NORM_B2
+#define QGC_EXP_NORM_B2 0
+#endif
+/* Q2_0's mode for the norm with bf16 x and bf16 gamma. */
+constexpr int kNormBF = QGC_EXP_NORM_B2 ? kB2 : kDG;
 /* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
  * first activation mode of the format, one column group, one tile, B per
  * CTA. */
@@ -727,11 +738,8 @@ QGC_UNROLL
         qb += __shfl_xor_sync(0xffffffffu, qb, 2);
         ss[G] += qb;
       }
-      if (XM == kB3) {
-        if (QGC_EXP_B3WARP && __all_sync(0xffffffffu, b3_all_finite<QB>(v)))
-          stage_pack_b3_finite<QB>(v, col % SPL, bw[G]);
-        else
-          stage_pack_b3<QB>(v, col % SPL, bw[G]);
+      if (xmode_cut(XM)) {
+        stage_pack_b3<QB>(v, col % SPL, bw[G]);
         p0[G] = p1[G] = 1.0f;
         continue;
       }
@@ -799,7 +807,81 @@ __device__ __forceinline__ unsigned long long tl_after(float v) {
 template <int L>
 __device__ __forceinline__ void stage_ssq(const Params &p, int ph, const float *sbQ, float *sbS);
 
+/* The raw modes' staging (direct, kDG) of a batched launch where x (and
+ * gamma) are 16-byte aligned: every unit's words go to shared memory by
+ * cp.async, all of the thread's units issued before one wait, where
+ * stage_range's loop waits for each pass's loads before the next pass
+ * issues (many activation rows take several passes of the CTA, each a
+ * round trip to a memory system the weight ring keeps busy: 13-22% of
+ * such launches on the H200, bench/NOTES.md v16). The same bytes as
+ * stage_direct's; kDG's block sums of squares then from the thread's own
+ * words (ssq_words, the same order). The term modes fetched the same way
+ * into their own B slots measured 18-35% slower (v16), so they load
+ * through registers. */
 template <int L, int XM>
+__device__ __forceinline__ void stage_range_async(const Params &p, int ph, char *sbB, char *sbG, float *sbQ) {
+  using F = Fmt<L>;
+  constexpr int BK = F::BK, QB = F::QB, NEB = F::NEB;
+  const int neb_k = (int)(p.k / BK), units = p.st_groups * p.nbe * 4, P = p.P;
+  const auto unit = [&](int base, int &t, int &bi, int &row, int64_t &e0) {
+    const int u = base + threadIdx.x, cu = u >> 2;
+    t = u & 3, bi = div_by(cu, p.st_magic), row = cu - bi * p.st_groups;
+    int eb;
+    const bool exists = staged_block(p, ph, bi, NEB, P, neb_k, eb);
+    e0 = (int64_t)eb * BK + 16 * t;
+    return u < units && exists;
+  };
+  for (int base = 0; base < units; base += blockDim.x) {
+    int t, bi, row;
+    int64_t e0;
+    if (!unit(base, t, bi, row, e0)) continue;
+    const char *xr = static_cast<const char *>(p.x) + (int64_t)row * p.k * 2;
+QGC_UNROLL
+    for (int q = 0; q < QB; ++q) {
+      const uint32_t dst = smem_addr(sb_words(sbB, bi * QB + q, p.ncols, row, t));
+      cp_async16(dst, xr + (e0 + 64 * q) * 2);
+      cp_async16(dst + 16, xr + (e0 + 64 * q) * 2 + 16);
+      if (XM == kDG && row == 0) { /* gamma's words once per block */
+        const uint32_t gd = smem_addr(sbG + sb_gamma(bi * QB + q, t));
+        cp_async16(gd, static_cast<const char *>(p.gamma) + (e0 + 64 * q) * 2);
+        cp_async16(gd + 16, static_cast<const char *>(p.gamma) + (e0 + 64 * q) * 2 + 16);
+      }
+    }
+  }
+  cp_async_commit();
+  cp_async_wait<0>(); /* the thread's own copies are visible to it */
+#if QGC_EXP_TIMELINE
+  const unsigned long long tv = tl_now();
+  if (threadIdx.x == 0) tl_stage[0] = tv;
+  atomicMax(&tl_stage[3], tv);
+#endif
+  if constexpr (XM == kDG) {
+    for (int base = 0; base < units; base += blockDim.x) { /* uniform: every lane shuffles */
+      int t, bi, row;
+      int64_t e0;
+      const bool act = unit(base, t, bi, row, e0);
+      float qb = 0.0f;
+      if (act) {
+        uint32_t w[QB][8];
+QGC_UNROLL
+        for (int q = 0; q < QB; ++q) {
+          const char *src = sb_words(sbB, bi * QB + q, p.ncols, row, t);
+          const uint4 lo = *reinterpret_cast<const uint4 *>(src), hi = *reinterpret_cast<const uint4 *>(src + 16);
+          w[q][0] = lo.x, w[q][1] = lo.y, w[q][2] = lo.z, w[q][3] = lo.w;
+          w[q][4] = hi.x, w[q][5] = hi.y, w[q][6] = hi.z, w[q][7] = hi.w;
+        }
+        qb = ssq_words<QB>(w);
+      }
+      qb += __shfl_xor_sync(0xffffffffu, qb, 1);
+      qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+      if (act && t == 0) sbQ[bi * p.ncols + row] = qb;
+    }
+  }
+}
+
+/* ASYNC: whether batched raw launches may stage by cp.async (not in the
+ * wide kernel: at its 72 registers that spilled 128 bytes on sm_90). */
+template <int L, int XM, bool ASYNC>
 __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, char *sbG, float *sbP, float *sbQ, float *sbS,
                                             uint8_t *sbF) {
   if constexpr (XM == kI4) {
@@ -813,7 +895,13 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
   const int cps = p.st_cps, groups = p.st_groups, units = groups * nbe * 4; /* cps: columns per thread */
   const int P = p.P;
   const XSrc src = {p.gamma, p.x_bf16 != 0, p.x_vec != 0, p.g_bf16 != 0, p.g_vec != 0};
-  for (int base = 0; base < units; base += blockDim.x) {
+  /* Batched launches stage several passes of the CTA (cp.async: all in
+   * flight at once); one activation row's, one or a few passes, measured
+   * the same or 1-3% slower with it (H200, bench/NOTES.md v16). */
+  const bool async = ASYNC && xmode_raw(XM) && p.m > 1 && src.x_vec && (XM != kDG || src.g_vec);
+  if constexpr (ASYNC && xmode_raw(XM))
+    if (async) stage_range_async<L, XM>(p, ph, sbB, sbG, sbQ);
+  for (int base = 0; base < (async ? 0 : units); base += blockDim.x) {
     const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, bi = div_by(cu, p.st_magic), col0 = (cu - bi * groups) * cps;
     const int row = col0 / SPL, sp0 = col0 % SPL;
     int eb;
@@ -877,12 +965,12 @@ QGC_UNROLL
       if (act && t == 0)
         for (int sp = sp0; sp < sp0 + cps; ++sp) sbQ[bi * p.ncols + row * SPL + sp] = qb;
     }
-    if (XM != kB3) {
+    if (!xmode_cut(XM)) {
       amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
       amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
     }
     /* not unrolled: Q2_0 g128's three terms would spill at 128 registers */
-    if constexpr (XM == kB3) {
+    if constexpr (xmode_cut(XM)) {
       /* warp-uniform: a warp with a non-finite value takes the tested path */
       const bool finite = __all_sync(0xffffffffu, b3_all_finite<QB>(v));
 QGC_NO_UNROLL
@@ -1128,7 +1216,7 @@ QGC_UNROLL
   float *sbP = reinterpret_cast<float *>(smem + sp.sbP), *sbQ = reinterpret_cast<float *>(smem + sp.sbQ),
         *sbS = reinterpret_cast<float *>(smem + sp.sbS);
   uint8_t *sbF = reinterpret_cast<uint8_t *>(smem + sp.sbF);
-  if (BS && !phased) stage_range<L, XM>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+  if (BS && !phased) stage_range<L, XM, MAXW <= kMaxWarps>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
   __syncthreads(); /* the table, B and the barriers are ready */
   QGC_TL(2);
 #if QGC_EXP_TIMELINE
@@ -1156,7 +1244,7 @@ QGC_UNROLL
     for (int ph = 0; ph < R; ++ph) {
       if (phased) {
         __syncthreads(); /* every warp is done with the previous phase's B */
-        stage_range<L, XM>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+        stage_range<L, XM, MAXW <= kMaxWarps>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
         __syncthreads();
       }
       if (it >= nvalid) continue;

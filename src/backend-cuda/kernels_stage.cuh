@@ -247,29 +247,6 @@ QGC_UNROLL
     }
 }
 
-/* stage_pack_b3's words for finite values, without b3_term's test per
- * element (as stage_next_b3_finite for B per CTA): the terms by masks and
- * subtractions, one PRMT per pair. */
-template <int QB>
-QGC_HD void stage_pack_b3_finite(const float (&v)[QB][16], int split, uint32_t (&w)[QB][8]) {
-QGC_UNROLL
-  for (int q = 0; q < QB; ++q)
-QGC_UNROLL
-    for (int i = 0; i < 8; ++i) {
-      uint32_t t[2];
-QGC_UNROLL
-      for (int h = 0; h < 2; ++h) {
-        const float x = v[q][2 * i + h];
-        const uint32_t xb = f32_bits(x);
-        const float r1 = x - bits_f32(xb & 0xffff0000u);
-        const uint32_t r1b = f32_bits(r1);
-        const float r2 = r1 - bits_f32(r1b & 0xffff0000u);
-        t[h] = split == 0 ? xb : split == 1 ? r1b : f32_bits(r2);
-      }
-      w[q][i] = prmt(t[0], t[1], 0x7632u);
-    }
-}
-
 /* The words of bf16 term `split` of the lane's values; branch-free in
  * split (the three terms' lanes share a warp). */
 template <int QB>

@@ -154,9 +154,9 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   const bool i4_shape = tu.x == QGC_X_INT || (tu.x == QGC_X_AUTO && 2 * Lw->ntiles >= 7 * (int64_t)d.sms);
   const bool i4 = !Fmt<L>::kNF4 && plain_bf16 && i4_shape && qgc_i4_fits<L>(Lw, d, KS);
   /* Q2_0's norm with bf16 x and bf16 gamma: gamma in A (kDG), one term,
-   * where x gamma in B takes three (kB3). */
+   * where x gamma in B takes three (kB3); or two (kB2, QGC_EXP_NORM_B2). */
   const bool dg = norm && a->x_dtype == QGEMV_BF16 && a->gamma_dtype == QGEMV_BF16;
-  const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : dg ? kDG : kB3);
+  const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : dg ? kNormBF : kB3);
   const int spl = xmode_splits(xm);
   int ng_top = 1; /* the fewest column groups that take every row, else the most */
   while (ng_top < max_groups(xm, Lw->group) && a->m * spl > 8 * ng_top) ng_top *= 2;
@@ -202,7 +202,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * 16 warps this is that launch (one phase). */
       c[nc++] = {T0, 1, 1, 2, 1};
       c[nc++] = {T0, 1, 0, 0, 0};
-      if (xm != kB3) c[nc++] = {T0, 0, 0, 0, 0};
+      if (!xmode_cut(xm)) c[nc++] = {T0, 0, 0, 0, 0};
       c[nc++] = {1, 1, 0, 0, 0};
       c[nc++] = {T0, 1, 1, 0, 0};
       c[nc++] = {1, 1, 1, 0, 0};
