@@ -18,7 +18,8 @@
 #             (QGEMV_TEST_QUICK=1)
 #   sass      per kernel: registers, local memory, mma and bulk-copy counts
 #   profile   ncu --clock-control none of NF4 (f32 x) and Q2_0 g128 (bf16 x)
-#             at 28672x8192, or of PROFILE_CASES ("nf4 f32 8192x28672,..."):
+#             at 28672x8192, or of PROFILE_CASES ("nf4 f32 8192x28672,
+#             q2_0g64 f32 28672x8192 8": format, dtype, shape, m):
 #             the details page, then (with bin/ncu-insn.py packed) where
 #             the warps' time goes per SASS instruction, in one file each
 #   sweep     bench/plan-sweep.sh (QGEMV_CUDA_PLAN overrides; SWEEP_GROUPS,
@@ -122,15 +123,17 @@ phase_profile() {
   local ncu rc=0 f
   ncu=$(find_tool ncu)
   [ -n "$ncu" ] || { echo "ncu not found"; return 1; }
-  # PROFILE_CASES: "FORMAT DTYPE SHAPE" triples, comma-separated
+  # PROFILE_CASES: "FORMAT DTYPE SHAPE [M]" (M: activation rows, default
+  # 1), comma-separated
   local cases=${PROFILE_CASES:-"nf4 f32 28672x8192,q2_0 bf16 28672x8192"} c
   IFS=, read -ra cases <<< "$cases"
   for c in "${cases[@]}"; do
     set -- $c
-    echo "== ncu --clock-control none, $1 $2 x, $3"
-    local rep=/tmp/gpu-pack-run-ncu txt="$out/ncu-$1-$2-$3.txt"
+    local m=${4:-1}
+    echo "== ncu --clock-control none, $1 $2 x, $3, m = $m"
+    local rep=/tmp/gpu-pack-run-ncu txt="$out/ncu-$1-$2-$3${4:+-m$4}.txt"
     timeout 90 "$ncu" --clock-control none -k regex:matvec_kernel -s 3 -c 1 --set full -o "$rep" -f \
-      qgemv bench --backend cuda --shape "$3" --format "$1" --dtype "$2" --iters 5 --no-baseline \
+      qgemv bench --backend cuda --shape "$3" --format "$1" --dtype "$2" --m "$m" --iters 5 --no-baseline \
       > "$txt" 2>&1 || rc=1
     "$ncu" -i "$rep.ncu-rep" --page details >> "$txt" 2>&1 || rc=1
     # per SASS instruction (bench/ncu-insn.py, packed beside this script),
