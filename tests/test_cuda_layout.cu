@@ -33,7 +33,8 @@ bool quick; /* QGEMV_TEST_QUICK=1 (valgrind runs): fewer shapes */
 int phased_launches; /* emulated launches that staged B in phases */
 int b3_wide_launches; /* emulated kB3 launches of 32 columns (four groups) */
 int prmt_launches;    /* emulated NF4 launches with lookups in registers (nf4_prmt_steps) */
-int dg_launches[3];   /* emulated kDG launches: B per CTA for all of k, in phases, B per warp */
+int dg_launches[3];   /* emulated launches of the norm's bf16 mode (kNormBF: kDG, or kB2 with QGC_EXP_NORM_B2):
+                         B per CTA for all of k, in phases, B per warp */
 
 /* An H200 (132 SMs, 227 KB per block) and GB10's limits (48 SMs, 99 KB);
  * the H200 with Q2_0's integer mma (QGEMV_CUDA_PLAN x=int). */
@@ -606,7 +607,8 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
       constexpr int X0 = Fmt<L>::kNF4 ? kS1 : kDirect, X1 = Fmt<L>::kNF4 ? kS2 : kB3;
       ck_assert_msg(pl.kc.xm == X0 || pl.kc.xm == X1 || (!Fmt<L>::kNF4 && (pl.kc.xm == kI4 || pl.kc.xm == kNormBF)),
                     "activation mode %d", pl.kc.xm);
-      /* gamma in A exactly where it is exact: Q2_0, bf16 x, bf16 gamma */
+      /* the norm's bf16 mode (gamma in A, or kB2's two terms) exactly where
+       * it is exact: Q2_0, bf16 x, bf16 gamma */
       ck_assert_int_eq(pl.kc.xm == kNormBF, !Fmt<L>::kNF4 && a.gamma != nullptr && a.x_dtype == QGEMV_BF16 &&
                                             a.gamma_dtype == QGEMV_BF16);
       if (pl.kc.xm == X0)
@@ -994,8 +996,8 @@ START_TEST(test_batched_rows) {
 }
 END_TEST
 
-/* Q2_0's norm with bf16 x and bf16 gamma takes gamma into A (kDG): B
- * per CTA for all of k, in phases (phases=2) and B per warp (b=warp),
+/* Q2_0's norm with bf16 x and bf16 gamma takes gamma into A (kDG; with
+ * -DQGC_EXP_NORM_B2=1 x gamma as two bf16 terms, kB2): B per CTA for all of k, in phases (phases=2) and B per warp (b=warp),
  * batched and m = 1, on the H200, two SMs and GB10, against the contract and each row against
  * m = 1 bit for bit. gamma has both signs and zeros, at scales 1, 2^-100
  * and 2^100 (one per device), and x has rows of one sign, so that a wrong
@@ -1063,7 +1065,8 @@ START_TEST(test_gamma_in_a) {
       tu_weight_free(&w);
     }
   for (int i = 0; i < 3; i++)
-    ck_assert_msg(dg_launches[i] > before[i], "%s: no kDG launch of kind %d (all of k, phases, per warp)", F.name, i);
+    ck_assert_msg(dg_launches[i] > before[i], "%s: no launch of the norm's bf16 mode of kind %d (all of k, phases, per warp)",
+                  F.name, i);
 }
 END_TEST
 
@@ -1199,8 +1202,9 @@ START_TEST(test_b3_next) {
 END_TEST
 
 /* A bf16 x times a bf16 gamma leaves kB3's third term zero (+0 or, for a
- * negative product under 2^-126, -0) for every pair of bit patterns (so two terms, kB2, carry the whole product):
- * zeros, subnormals, normals, the extremes, infinities and NaNs. */
+ * negative product under 2^-126, -0) for every pair of bit-pattern
+ * classes, so two terms (kB2) carry the whole product: zeros, subnormals,
+ * normals, the extremes, infinities and NaNs. */
 START_TEST(test_b2_product) {
   std::vector<uint16_t> h = {0x0000, 0x8000, 0x0001, 0x807f, 0x0080, 0x3f80, 0xbf81, 0x7f7f, 0xff7f, 0x7f80,
                              0xff80, 0x7fc0, 0x0f80, 0x1fff, 0x6000, 0x2000};

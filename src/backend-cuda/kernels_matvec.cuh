@@ -326,6 +326,15 @@ __device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col
 /* kDG: the offset of gamma's words of one 64-block and t in the staged
  * buffer (BS = 1; the layout of one column of B words). */
 QGC_HD int sb_gamma(int blk, int t) { return (blk * 4 + t) * 32; }
+/* kDG: a block's sum of squares of x, from the words of its 4 lanes (t;
+ * consecutive lanes, ssq_words' order), over those lanes: every lane of
+ * the warp calls it (the shuffles); act = false adds nothing. */
+template <int QB>
+__device__ __forceinline__ float block_ssq_words(const uint32_t (&w)[QB][8], bool act) {
+  float qb = act ? ssq_words<QB>(w) : 0.0f;
+  qb += __shfl_xor_sync(0xffffffffu, qb, 1);
+  return qb + __shfl_xor_sync(0xffffffffu, qb, 2);
+}
 /* Bytes from one block's B words to the next's (sb_words' layout). */
 QGC_HD int sb_block_bytes(int ncols) { return ncols * 4 * 32; }
 QGC_HD char *sb_digits(char *sbB, int blk, int ncols, int col, int t) {
@@ -713,12 +722,7 @@ QGC_UNROLL
 QGC_UNROLL
             for (int i = 0; i < 8; ++i) bw[G][q][i] = 0u;
         }
-        if (XM == kDG) { /* the block's sum of squares of x, as stage_load adds it */
-          float qb = ssq_words<QB>(bw[G]);
-          qb += __shfl_xor_sync(0xffffffffu, qb, 1);
-          qb += __shfl_xor_sync(0xffffffffu, qb, 2);
-          ss[G] += qb;
-        }
+        if (XM == kDG) ss[G] += block_ssq_words<QB>(bw[G], true); /* as stage_load adds it */
         p0[G] = p1[G] = 1.0f;
         continue;
       }
@@ -812,8 +816,8 @@ __device__ __forceinline__ void stage_ssq(const Params &p, int ph, const float *
  * cp.async, all of the thread's units issued before one wait, where
  * stage_range's loop waits for each pass's loads before the next pass
  * issues (many activation rows take several passes of the CTA, each a
- * round trip to a memory system the weight ring keeps busy: 13-22% of
- * such launches on the H200, bench/NOTES.md v16). The same bytes as
+ * round trip to a memory system the weight ring keeps busy: such launches
+ * 13-22% faster on the H200, bench/NOTES.md v16). The same bytes as
  * stage_direct's; kDG's block sums of squares then from the thread's own
  * words (ssq_words, the same order). The term modes fetched the same way
  * into their own B slots measured 1.19-1.53x slower with f32 x (v16), so
@@ -860,20 +864,17 @@ QGC_UNROLL
       int t, bi, row;
       int64_t e0;
       const bool act = unit(base, t, bi, row, e0);
-      float qb = 0.0f;
+      uint32_t w[QB][8] = {};
       if (act) {
-        uint32_t w[QB][8];
 QGC_UNROLL
-        for (int q = 0; q < QB; ++q) {
+        for (int q = 0; q < QB; ++q) { /* the thread's own copies */
           const char *src = sb_words(sbB, bi * QB + q, p.ncols, row, t);
           const uint4 lo = *reinterpret_cast<const uint4 *>(src), hi = *reinterpret_cast<const uint4 *>(src + 16);
           w[q][0] = lo.x, w[q][1] = lo.y, w[q][2] = lo.z, w[q][3] = lo.w;
           w[q][4] = hi.x, w[q][5] = hi.y, w[q][6] = hi.z, w[q][7] = hi.w;
         }
-        qb = ssq_words<QB>(w);
       }
-      qb += __shfl_xor_sync(0xffffffffu, qb, 1);
-      qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+      const float qb = block_ssq_words<QB>(w, act);
       if (act && t == 0) sbQ[bi * p.ncols + row] = qb;
     }
   }
@@ -929,9 +930,7 @@ QGC_UNROLL
       if (XM == kDG) {
         /* the block's sum of squares of x (every lane: the shuffles), and
          * gamma's words once per block (by the units of row 0) */
-        float qb = act ? ssq_words<QB>(w) : 0.0f;
-        qb += __shfl_xor_sync(0xffffffffu, qb, 1);
-        qb += __shfl_xor_sync(0xffffffffu, qb, 2);
+        const float qb = block_ssq_words<QB>(w, act);
         if (act && t == 0) sbQ[bi * p.ncols + row] = qb;
         if (act && row == 0) {
           stage_direct<QB>(p.gamma, e0, src.g_vec, w);
