@@ -5,7 +5,8 @@
  * runs: time slices lost to other processes only lengthen a run.
  *
  *   ./uarch          one line per instruction: per cycle, and weights per
- *                    cycle where the instruction is a kernel's multiply. */
+ *                    cycle where the instruction is a kernel's multiply;
+ *                    the latency of vpdpbusd and of the FMA (one chain). */
 #include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -59,6 +60,24 @@ static void clock_chain(void) {
 #define OP_ADDPS(i) a##i = _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a##i), _mm512_castsi512_ps(b)));
 #define OP_PERMPS(i) a##i = _mm512_castps_si512(_mm512_permutexvar_ps(b, _mm512_castsi512_ps(a##i)));
 #define OP_CVTDQ(i) a##i = _mm512_castps_si512(_mm512_cvtepi32_ps(a##i));
+
+/* One chain of twelve dependent instructions per iteration: the latency.
+ * A kernel whose accumulators form fewer than latency x throughput chains
+ * cannot reach the throughput (q2_vnni.c: 12 chains at m = 1 since v17). */
+#define OP_DPBUSD0(i) a0 = _mm512_dpbusd_epi32(a0, b, c);
+#define OP_FMA0(i) a0 = _mm512_castps_si512(_mm512_fmadd_ps(_mm512_castsi512_ps(a0), _mm512_castsi512_ps(b), _mm512_castsi512_ps(c)));
+#define ZMM_CHAIN(name, op)                                                              \
+  static T void name(void) {                                                             \
+    DECL_B;                                                                              \
+    __m512i a0 = _mm512_set1_epi32(1);                                                   \
+    for (long i = 0; i < REPS / 4; i++) {                                                \
+      BODY12(op)                                                                         \
+      __asm__ volatile("" : "+v"(a0));                                                   \
+    }                                                                                    \
+    sink = (uint64_t)_mm512_reduce_add_epi64(a0);                                        \
+  }
+ZMM_CHAIN(chain_dpbusd, OP_DPBUSD0)
+ZMM_CHAIN(chain_fma, OP_FMA0)
 
 ZMM_LOOP(zmm_dpbusd, DECL_B, OP_DPBUSD)
 ZMM_LOOP(zmm_dpwssd, DECL_B, OP_DPWSSD)
@@ -343,6 +362,8 @@ int main(void) {
     if (ps[i].weights_per_op > 0) printf("  (%.1f weights per cycle at f32-equivalent precision)", per_cycle * ps[i].weights_per_op);
     printf("\n");
   }
+  printf("%-20s %.2f cycles\n", "vpdpbusd latency", (best(chain_dpbusd) / clk) / (12.0 * (REPS / 4)));
+  printf("%-20s %.2f cycles\n", "vfmadd231ps latency", (best(chain_fma) / clk) / (12.0 * (REPS / 4)));
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
     printf("%-20s %.2f instructions per cycle, 1:1\n", pairs[i].name, (12.0 * (REPS / 4)) / (best(pairs[i].fn) / clk));
   double mix = (4.0 * 4 * (REPS / 16)) / (best(zmm_q2mix) / clk);

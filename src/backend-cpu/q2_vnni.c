@@ -66,12 +66,16 @@ AI __m512i load_codes(const grp *G, int v) {
 
 /* The exact sums A_p of one block and term (x digits at xd, their sums in
  * dsum), for one activation row: planes 0-2 (a term's fourth digit is 0,
- * |q| <= 2^22: cpu_xfix.h). */
+ * |q| <= 2^22: cpu_xfix.h). Twelve accumulators (fields 0-3 x planes),
+ * added at the end: vpdpbusd takes 4 cycles and issues 2 per cycle on Zen
+ * 5, so six chains held it to about 1.2 per cycle (bench/cpu-lab/uarch.c;
+ * m = 1 4-10% faster, NOTES-cpu v17). Integer sums, so the same bits. */
 AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, __m512i A[3]) {
   const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
   __m512i a0 = _mm512_set1_epi32(-dsum[0]), a1 = _mm512_set1_epi32(-dsum[1]);
   __m512i a2 = _mm512_set1_epi32(-dsum[2]);
   __m512i e0 = _mm512_setzero_si512(), e1 = e0, e2 = e0;
+  __m512i h0 = e0, h1 = e0, h2 = e0, k0 = e0, k1 = e0, k2 = e0;
 #pragma GCC unroll 2
   for (int v = 0; v < g / 16; v++) {
     __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
@@ -80,9 +84,11 @@ AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const 
     const int8_t *x = xd + 64 * v; /* elements 16v .. 16v + 15 */
     a0 = dot4(a0, w0, x), a1 = dot4(a1, w0, x + 4), a2 = dot4(a2, w0, x + 8);
     e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24);
-    a0 = dot4(a0, w2, x + 32), a1 = dot4(a1, w2, x + 36), a2 = dot4(a2, w2, x + 40);
-    e0 = dot4(e0, w3, x + 48), e1 = dot4(e1, w3, x + 52), e2 = dot4(e2, w3, x + 56);
+    h0 = dot4(h0, w2, x + 32), h1 = dot4(h1, w2, x + 36), h2 = dot4(h2, w2, x + 40);
+    k0 = dot4(k0, w3, x + 48), k1 = dot4(k1, w3, x + 52), k2 = dot4(k2, w3, x + 56);
   }
+  a0 = _mm512_add_epi32(a0, h0), a1 = _mm512_add_epi32(a1, h1), a2 = _mm512_add_epi32(a2, h2);
+  e0 = _mm512_add_epi32(e0, k0), e1 = _mm512_add_epi32(e1, k1), e2 = _mm512_add_epi32(e2, k2);
   A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
   A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2));
 }

@@ -16,8 +16,12 @@
  * block being computed: the kernels spend enough time per block that the
  * hardware prefetcher falls behind; 4 KiB ahead made Q2_0 20% and NF4 5-15%
  * faster at 28672 x 8192 on 2 Zen 4 cores (1, 2 and 4 KiB measured,
- * bench/NOTES-cpu.md). A prefetch past the end does not fault. */
+ * bench/NOTES-cpu.md; 8 KiB on Zen 5 was within that VM's noise, v17).
+ * -DQG_PREFETCH_AHEAD=N builds another distance to measure. A prefetch
+ * past the end does not fault. */
+#ifndef QG_PREFETCH_AHEAD
 #define QG_PREFETCH_AHEAD 4096
+#endif
 
 /* Prefetches the bytes [p + QG_PREFETCH_AHEAD, + bytes). */
 QG_R16 void qg_prefetch_ahead(const uint8_t *p, size_t bytes) {
