@@ -881,7 +881,9 @@ QGC_UNROLL
 }
 
 /* ASYNC: whether batched raw launches may stage by cp.async (not in the
- * wide kernel: at its 72 registers that spilled 128 bytes on sm_90). */
+ * wide kernel: at its 72 registers that spilled 128 bytes on sm_90, and
+ * with the spill it measured 0.99-1.02x the register staging on the H200
+ * for bf16 Q2_0 at m = 1, 8, 16, bench/NOTES.md v17). */
 template <int L, int XM, bool ASYNC>
 __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, char *sbG, float *sbP, float *sbQ, float *sbS,
                                             uint8_t *sbF) {
