@@ -6,7 +6,9 @@
  *
  *   ./uarch          one line per instruction: per cycle, and weights per
  *                    cycle where the instruction is a kernel's multiply;
- *                    the latency of vpdpbusd and of the FMA (one chain). */
+ *                    the latency of vpdpbusd and of the FMA (one chain);
+ *                    vpdpbusd over 2, 4 and 6 chains (12 are the line
+ *                    above) and with a broadcast memory operand. */
 #include <immintrin.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +80,41 @@ static void clock_chain(void) {
   }
 ZMM_CHAIN(chain_dpbusd, OP_DPBUSD0)
 ZMM_CHAIN(chain_fma, OP_FMA0)
+
+/* Twelve vpdpbusd per iteration over N accumulators (instruction j into
+ * accumulator j % N): what N chains carry. */
+#define OPC(i) a##i = _mm512_dpbusd_epi32(a##i, b, c);
+#define DPBUSD_CHAINS(N, BODY)                                                                \
+  static T void chains_dpbusd_##N(void) {                                                     \
+    DECL_B;                                                                                   \
+    __m512i a0 = _mm512_set1_epi32(1), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;          \
+    for (long i = 0; i < REPS / 4; i++) {                                                     \
+      BODY                                                                                    \
+      __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4), "+v"(a5));      \
+    }                                                                                         \
+    __m512i t = _mm512_xor_si512(_mm512_xor_si512(a0, a1), _mm512_xor_si512(a2, a3));         \
+    t = _mm512_xor_si512(t, _mm512_xor_si512(a4, a5));                                        \
+    sink = (uint64_t)_mm512_reduce_add_epi64(t);                                              \
+  }
+DPBUSD_CHAINS(2, OPC(0) OPC(1) OPC(0) OPC(1) OPC(0) OPC(1) OPC(0) OPC(1) OPC(0) OPC(1) OPC(0) OPC(1))
+DPBUSD_CHAINS(4, OPC(0) OPC(1) OPC(2) OPC(3) OPC(0) OPC(1) OPC(2) OPC(3) OPC(0) OPC(1) OPC(2) OPC(3))
+DPBUSD_CHAINS(6, OPC(0) OPC(1) OPC(2) OPC(3) OPC(4) OPC(5) OPC(0) OPC(1) OPC(2) OPC(3) OPC(4) OPC(5))
+
+/* Twelve chains of vpdpbusd whose x digits are a {1to16} memory operand,
+ * as the Q2_0 kernel issues them (q2_vnni.c dot4). */
+static T void chains_dpbusd_bcst(void) {
+  static int32_t digits[16] __attribute__((aligned(64)));
+  DECL_B;
+  __m512i a0 = _mm512_set1_epi32(1), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0,
+          a10 = a0, a11 = a0;
+#define OP_BCST(i) __asm__ volatile("vpdpbusd %1%{1to16%}, %2, %0" : "+v"(a##i) : "m"(digits[i]), "v"(b));
+  for (long i = 0; i < REPS / 4; i++) {
+    BODY12(OP_BCST)
+  }
+#undef OP_BCST
+  (void)c;
+  sink = (uint64_t)_mm512_reduce_add_epi64(_mm512_xor_si512(_mm512_xor_si512(a0, a1), _mm512_xor_si512(a5, a11)));
+}
 
 ZMM_LOOP(zmm_dpbusd, DECL_B, OP_DPBUSD)
 ZMM_LOOP(zmm_dpwssd, DECL_B, OP_DPWSSD)
@@ -364,6 +401,14 @@ int main(void) {
   }
   printf("%-20s %.2f cycles\n", "vpdpbusd latency", (best(chain_dpbusd) / clk) / (12.0 * (REPS / 4)));
   printf("%-20s %.2f cycles\n", "vfmadd231ps latency", (best(chain_fma) / clk) / (12.0 * (REPS / 4)));
+  const struct {
+    const char *name;
+    void (*fn)(void);
+  } chains[] = {{"vpdpbusd, 2 chains", chains_dpbusd_2}, {"vpdpbusd, 4 chains", chains_dpbusd_4},
+                {"vpdpbusd, 6 chains", chains_dpbusd_6},
+                {"vpdpbusd {1to16} mem", chains_dpbusd_bcst}};
+  for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++)
+    printf("%-20s %.2f per cycle\n", chains[i].name, (12.0 * (REPS / 4)) / (best(chains[i].fn) / clk));
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
     printf("%-20s %.2f instructions per cycle, 1:1\n", pairs[i].name, (12.0 * (REPS / 4)) / (best(pairs[i].fn) / clk));
   double mix = (4.0 * 4 * (REPS / 16)) / (best(zmm_q2mix) / clk);

@@ -36,7 +36,7 @@ __device__ __forceinline__ void mma(float (&c)[4], const unsigned (&a)[4], unsig
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-/* Each warp: ITERS rounds of CH independent mma chains. */
+/* Each warp: `iters` rounds of CH independent mma chains. */
 template <bool BF16, int CH>
 __global__ void mma_loop(int iters, unsigned seed, float *out, long long *span) {
   /* normal numbers in [1, 2) in both halves (0x3f80 | 7 low bits: bf16;

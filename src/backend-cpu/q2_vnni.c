@@ -68,8 +68,8 @@ AI __m512i load_codes(const grp *G, int v) {
  * dsum), for one activation row: planes 0-2 (a term's fourth digit is 0,
  * |q| <= 2^22: cpu_xfix.h). Twelve accumulators (fields 0-3 x planes),
  * added at the end: vpdpbusd takes 4 cycles and issues 2 per cycle on Zen
- * 5, so six chains held it to about 1.2 per cycle (bench/cpu-lab/uarch.c;
- * m = 1 4-10% faster, NOTES-cpu v17). Integer sums, so the same bits. */
+ * 5, so six chains held it to 1.5 per cycle (bench/cpu-lab/uarch.c; m = 1
+ * 3-7% faster streaming, NOTES-cpu v17). Integer sums, so the same bits. */
 AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, __m512i A[3]) {
   const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
   __m512i a0 = _mm512_set1_epi32(-dsum[0]), a1 = _mm512_set1_epi32(-dsum[1]);
