@@ -133,6 +133,13 @@ constexpr int kWideWarps = 28;
 #ifndef QGC_EXP_DECODE
 #define QGC_EXP_DECODE 0
 #endif
+/* Experiment: B per CTA's words loaded for a chunk's first scale block
+ * only, the rest of the chunk reusing them (y is wrong): what B's shared
+ * loads per block cost, batched above all (each column group's two
+ * 16-byte loads per 64-part and tile-row group). */
+#ifndef QGC_EXP_NOB
+#define QGC_EXP_NOB 0
+#endif
 constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 /* Experiment: ring stages issued before griddepcontrol.wait with B per
  * CTA (-1: the library's, 1). 0: x and gamma ahead of every weight byte
@@ -421,14 +428,20 @@ struct WarpCtx {
 QGC_UNROLL
       for (int tt = 0; tt < T; ++tt) un[tt] = v.word(tt, 0);
     }
+#if QGC_EXP_NOB
+    uint32_t bw[NG][QB][8], gw[QB][8];
+    float p0[NG], p1[NG];
+#endif
 #pragma unroll UNROLL
     for (int e0 = 0; e0 < NEB; e0 += EU) {
 QGC_UNROLL
       for (int e1 = 0; e1 < EU; ++e1) {
         const int eb = e0 + e1;
         if (!v.has_block(eb)) break;
+#if !QGC_EXP_NOB
         uint32_t bw[NG][QB][8], gw[QB][8]; /* gw: kDG's gamma words */
         float p0[NG], p1[NG];
+#endif
         uint4 uc[T] = {};
         if constexpr (F::kNF4) {
           const bool more = eb + 1 < NEB && v.has_block(eb + 1);
@@ -438,7 +451,7 @@ QGC_UNROLL
             if (more) un[tt] = v.word(tt, eb + 1);
           }
         }
-        if (BS)
+        if (BS && (!QGC_EXP_NOB || eb == 0))
           load_b_smem(p, beb0 + eb, bw, gw, p0, p1);
         else
           stage_b(p, kc0 + eb * F::BK, bw, gw, p0, p1);
