@@ -451,10 +451,11 @@ QGC_UNROLL
             if (more) un[tt] = v.word(tt, eb + 1);
           }
         }
-        if (BS && (!QGC_EXP_NOB || eb == 0))
-          load_b_smem(p, beb0 + eb, bw, gw, p0, p1);
-        else
+        if (BS) {
+          if (!QGC_EXP_NOB || eb == 0) load_b_smem(p, beb0 + eb, bw, gw, p0, p1);
+        } else {
           stage_b(p, kc0 + eb * F::BK, bw, gw, p0, p1);
+        }
 QGC_UNROLL
         for (int tt = 0; tt < T; ++tt) {
           float c[NG][4], c2[NG][4]; /* c2: NF4's second mma (weight row g + 8) */

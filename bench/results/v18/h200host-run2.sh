@@ -15,6 +15,8 @@
 #   /tmp/ggspr = ggml-drv-spr + build/src/libggml*.so.0*, tarred to /tmp/ggspr.tar.xz;
 #   bash ../shared/gpu/pack.sh /tmp/b90 bench/results/v18/h200host-run2.sh /tmp/ggspr.tar.xz
 # there: source .gpu/pack/env.sh; OUT=$OUT bash .gpu/pack/bin/h200host-run2.sh
+# (THREADS: the thread counts, default 16 8 4 2 1; HOST_DEADLINE: no thread
+# count starts after that many seconds, default 500)
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 O=/tmp/run2
@@ -24,8 +26,8 @@ t0=$SECONDS
 tar -C /tmp -xJf "$here/ggspr.tar.xz"
 drv() { LD_LIBRARY_PATH=/tmp/ggspr timeout 90 /tmp/ggspr/ggml-drv-spr "$@" 2>&1 | tail -1; }
 { lscpu | grep -E "Model name|^CPU\(s\)|L3|Flags" | cut -c1-400; uptime; } > "$O/cpu-host.txt"
-for T in 16 8 4 2 1; do
-  ((SECONDS - t0 > 500)) && { echo "deadline before T=$T"; break; }
+for T in ${THREADS:-16 8 4 2 1}; do
+  ((SECONDS - t0 > ${HOST_DEADLINE:-500})) && { echo "deadline before T=$T"; break; }
   QGEMV_NUM_THREADS=$T timeout 150 qgemv bench --backend cpu --shape 28672x8192 --format all --dtype f32,bf16 --m 1,8 \
     --min-time 0.2 --no-baseline --json "$O/cpu-t$T.json" > "$O/cpu-t$T.txt" 2>&1
   echo "qgemv T=$T rc=$? ($((SECONDS - t0)) s) load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -33,7 +35,7 @@ for T in 16 8 4 2 1; do
   for c in "iq4_nl 1" "tq2_0 0"; do
     set -- $c
     for m in 1 8; do
-      ((SECONDS - t0 > 540)) && break
+      ((SECONDS - t0 > ${HOST_DEADLINE:-500} + 40)) && break
       drv "$1" 28672 8192 $m $T "$2" 2048 0.5 | tee -a "$O/ggml-t$T.txt"
     done
   done
