@@ -15,8 +15,10 @@
 # faster where they stage in phases or several passes; m = 1 within 2%.
 # The quick suite with U2EB first (every term mode, batched and one row).
 # Then ncu of U2EB's Q2_0 g64 f32 m = 8 launch.
-# Here: bash /tmp/mkmod.sh U2 -DQGC_EXP_STAGE_U=2; ... EB -DQGC_EXP_STAGE_BAR=1;
-#   ... U2EB -DQGC_EXP_STAGE_U=2 -DQGC_EXP_STAGE_BAR=1; bash /tmp/mkmod.sh base
+# Here (3de0dcb with bench/results/v18/stage-ahead.patch applied, patch -p1;
+#   bench/cuda-module.sh, added later, does what /tmp/mkmod.sh did):
+#   bench/cuda-module.sh /tmp/b90 U2 -DQGC_EXP_STAGE_U=2; ... EB -DQGC_EXP_STAGE_BAR=1;
+#   ... U2EB -DQGC_EXP_STAGE_U=2 -DQGC_EXP_STAGE_BAR=1; bench/cuda-module.sh /tmp/b90 base
 #   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -o /tmp/lab/mma_rate bench/lab/mma_rate.cu
 #   bash ../shared/gpu/pack.sh /tmp/b90 /tmp/b90/tests/.libs/test_cuda_backend bench/gpu-ab.sh bench/ncu-insn.py \
 #     bench/results/v18/h200-run1.sh /tmp/lab/mma_rate /tmp/mods/qgemv-cuda-{U2,EB,U2EB,head}.so.xz

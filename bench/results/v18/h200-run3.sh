@@ -10,8 +10,12 @@
 # group, four mma), by the decode, or by neither (the staging and the
 # launch's shape)? Predicted: NOB takes 15-30% off f32 m = 8 if the B side
 # holds it, under 5% at m = 1.
-# Here: bash /tmp/mkmod.sh NOB -DQGC_EXP_NOB=1; ... DEC1 -DQGC_EXP_DECODE=1;
-#   ... NOBDEC1 -DQGC_EXP_NOB=1 -DQGC_EXP_DECODE=1; ... LO -DQGC_EXP_LOADS_ONLY=1; bash /tmp/mkmod.sh base
+# Here (faac109; bench/cuda-module.sh does what /tmp/mkmod.sh did):
+#   bench/cuda-module.sh /tmp/b90 NOB -DQGC_EXP_NOB=1; ... DEC1 -DQGC_EXP_DECODE=1;
+#   ... NOBDEC1 -DQGC_EXP_NOB=1 -DQGC_EXP_DECODE=1; ... LO -DQGC_EXP_LOADS_ONLY=1;
+#   bench/cuda-module.sh /tmp/b90 base
+# NOB as run (faac109) fell into B per warp's staging for blocks past the
+# first; fixed in 0ef5f43, not run again.
 #   bash ../shared/gpu/pack.sh /tmp/b90 bench/gpu-ab.sh bench/results/v18/h200-run3.sh \
 #     /tmp/mods/qgemv-cuda-{NOB,DEC1,NOBDEC1,LO}.so.xz
 # there: source .gpu/pack/env.sh; OUT=$OUT bash .gpu/pack/bin/h200-run3.sh
