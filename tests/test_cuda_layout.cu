@@ -32,6 +32,7 @@ namespace {
 bool quick; /* QGEMV_TEST_QUICK=1 (valgrind runs): fewer shapes */
 int phased_launches; /* emulated launches that staged B in phases */
 int b3_wide_launches; /* emulated kB3 launches of 32 columns (four groups) */
+int b3_g3_launches;   /* emulated kB3 launches of 24 columns (three groups) */
 int prmt_launches;    /* emulated NF4 launches with lookups in registers (nf4_prmt_steps) */
 int dg_launches[3];   /* emulated launches of the norm's bf16 mode (kNormBF: kDG, or kB2 with QGC_EXP_NORM_B2):
                          B per CTA for all of k, in phases, B per warp */
@@ -349,6 +350,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   for (int b = 0; b < (int)pl.kc.grid; b++)
     ck_assert_int_eq(cta_units(p, b), b < p.units ? (p.units - b + (int)pl.kc.grid - 1) / (int)pl.kc.grid : 0);
   b3_wide_launches += XM == kB3 && NG == 4;
+  b3_g3_launches += XM == kB3 && NG == 3;
   if (XM == kNormBF) dg_launches[!BS ? 2 : phased ? 1 : 0]++;
   const int64_t neb_k = p.k / F::BK;
   ck_assert_int_le(p.ncols, 8 * NG);
@@ -623,7 +625,7 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
       }
     });
     ck_assert_msg(has, "layout %d has no kernels", (int)h.L.id);
-    ck_assert_msg(pl.kc.ng >= 1 && pl.kc.ng <= max_groups(pl.kc.xm, h.L.group) && (pl.kc.bs || warp_b_ok(pl.kc.xm, pl.kc.ng)) && pl.kc.t >= 1 &&
+    ck_assert_msg(groups_ok(pl.kc.xm, h.L.group, pl.kc.ng) && (pl.kc.bs || warp_b_ok(pl.kc.xm, pl.kc.ng)) && pl.kc.t >= 1 &&
                       pl.kc.t <= (h.L.format == QGEMV_NF4 ? max_tiles<QGEMV_NF4>(pl.kc.ng, pl.kc.xm)
                                                           : max_tiles<QGEMV_Q2_0>(pl.kc.ng, pl.kc.xm)),
                   "kernel choice ng %d t %d", pl.kc.ng, pl.kc.t);
@@ -844,12 +846,17 @@ START_TEST(test_plan) {
                           pl.kc.block, pl.phases);
           if (dev == &kH200 && m == 8 && s[1] == 28672 && xt == QGEMV_F32 && F.f == QGEMV_NF4)
             ck_assert_msg(pl.kc.bs && pl.phases > 1, "batched f32 at k = 28672: B in phases");
-          /* three bf16 terms in 32 columns: for m = 8 (one launch), and
-           * for m = 16 only where m = 1 takes one tile per warp (8192 rows);
-           * at 4096 rows (k-split 8) they do not fit (v7) */
-          if (dev == &kH200 && F.f == QGEMV_Q2_0 && F.group == 128 && xt == QGEMV_F32 && m > 1) {
-            const int want = s[0] == 4096 ? 2 : m == 8 || s[0] == 8192 ? 4 : 2;
-            ck_assert_msg(pl.kc.ng == want, "Q2_0 g128 f32 %lldx%lld m=%lld: %d column groups, not %d",
+          /* three bf16 terms in 24 columns (eight rows per launch) where
+           * m = 1 takes one tile per warp (8192 rows), and at g128 for m =
+           * 8; else 16 columns of two tiles (v19). Before QGC_EXP_B3G3, 32
+           * columns at g128 for m = 8, and for m = 16 at 8192 rows (v7). At
+           * 4096 rows (k-split 8) neither fits. */
+          if (dev == &kH200 && F.f == QGEMV_Q2_0 && (F.group == 128 || QGC_EXP_B3G3) && xt == QGEMV_F32 && m > 1) {
+            const int want = s[0] == 4096                   ? 2
+                             : QGC_EXP_B3G3                 ? (s[0] == 8192 || (F.group == 128 && m == 8) ? 3 : 2)
+                             : m == 8 || s[0] == 8192 ? 4
+                                                            : 2;
+            ck_assert_msg(pl.kc.ng == want, "%s f32 %lldx%lld m=%lld: %d column groups, not %d", F.name,
                           (long long)s[0], (long long)s[1], (long long)m, pl.kc.ng, want);
           }
           /* x=auto: the integer mma from 3.5 tiles per SM (8192 rows on the
@@ -933,10 +940,10 @@ END_TEST
 
 /* Batched rows are bit-identical to m = 1 on each row, for m past one
  * launch and every activation mode. */
-/* Every row of one batched call (n = 45, m = 19) against an m = 1 call
+/* Every row of one batched call (n = 45, m = 19 unless given) against an m = 1 call
  * on that row, bit for bit, on device facts dev (format _i, x dtype xt & 1). */
-static void check_batched_rows(int _i, int xt, int norm, const qgc_device_facts &dev, int64_t k0) {
-  const int64_t n = 45, k = tu_whole_blocks(_i, k0), m = 19;
+static void check_batched_rows(int _i, int xt, int norm, const qgc_device_facts &dev, int64_t k0, int64_t m = 19) {
+  const int64_t n = 45, k = tu_whole_blocks(_i, k0);
   const Format F = format_at(_i);
   Case c = {_i, n, k, m, (qgemv_dtype)(xt & 1), QGEMV_F32, norm != 0, QGEMV_BF16, &dev, DIST_NORMAL};
   const std::vector<uint8_t> all = run_case(c, 7);
@@ -976,7 +983,7 @@ static void check_batched_rows(int _i, int xt, int norm, const qgc_device_facts 
 }
 
 START_TEST(test_batched_rows) {
-  const int wide_before = b3_wide_launches, prmt_before = prmt_launches;
+  const int wide_before = b3_wide_launches, g3_before = b3_g3_launches, prmt_before = prmt_launches;
   for (int xt = 0; xt < 3; xt++)
     for (int norm = 0; norm < 2; norm++) {
       /* xt 2: bf16 x on the integer mma (Q2_0) */
@@ -989,8 +996,14 @@ START_TEST(test_batched_rows) {
   qgc_device_facts w14 = kH200;
   w14.tune.w = 14;
   for (int xt = 0; xt < 2; xt++) check_batched_rows(_i, xt, 0, w14, 1024);
-  if (format_at(_i).f == QGEMV_Q2_0 && format_at(_i).group == 128) /* f32 x: three terms, ten rows per launch */
+  /* f32 x, three terms: ten rows in one launch of 32 columns (g128; with
+   * QGC_EXP_B3G3 only where one launch then takes every row) */
+  if (format_at(_i).f == QGEMV_Q2_0 && format_at(_i).group == 128) {
+    if (QGC_EXP_B3G3) check_batched_rows(_i, 0, 0, kH200, 384, 10);
     ck_assert_msg(b3_wide_launches > wide_before, "no launch of three bf16 terms took 32 columns");
+  }
+  if (format_at(_i).f == QGEMV_Q2_0 && QGC_EXP_B3G3) /* f32 x: three terms, eight rows per launch */
+    ck_assert_msg(b3_g3_launches > g3_before, "no launch of three bf16 terms took 24 columns");
   if (format_at(_i).f == QGEMV_NF4)
     ck_assert_msg(prmt_launches > prmt_before, "no NF4 launch looked up in registers (two column groups, B per CTA)");
 }

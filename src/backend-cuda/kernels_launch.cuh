@@ -18,14 +18,15 @@ using KernelFn = void (*)(Params);
 /* The layout's kernels: its activation modes (NF4: one or two fp16 terms;
  * Q2_0: direct bf16, three bf16 terms, int8 digits, direct with gamma in
  * A) x NG 1, 2, 4 x T 1, 2 x B per warp or per CTA, at index [mode][log2
- * ng][t - 1][bs] (the fourth mode from 38, after the wide kernels); null
- * where max_groups or max_tiles does not allow NG or T, where warp_b_ok
- * does not allow B per warp, and for NF4's third and fourth modes. */
+ * ng][t - 1][bs] (the fourth mode from 38, after the wide kernels), and the
+ * second mode's NG 3 (kB3 in 24 columns) from 50; null where groups_ok or
+ * max_tiles does not allow NG or T, where warp_b_ok does not allow B per
+ * warp, and for NF4's third and fourth modes. */
 template <int L>
 struct Kernels {
   using F = Fmt<L>;
   static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3, X2 = kI4, X3 = kNormBF;
-  static constexpr int kCount = 50; /* [36]: the wide kernel (kWideWarps); [37]: QGC_EXP_WIDEB3's */
+  static constexpr int kCount = 54; /* [36]: the wide kernel (kWideWarps); [37]: QGC_EXP_WIDEB3's */
   template <int I>
   static constexpr KernelFn fn() {
     if constexpr (I == 36) {
@@ -37,9 +38,9 @@ struct Kernels {
       else
         return nullptr;
     } else {
-      constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : I < 36 ? X2 : X3, J = I < 36 ? I : I - 38;
-      constexpr int NG = 1 << ((J / 4) % 3), T = (J / 2) % 2 + 1, BS = J % 2;
-      if constexpr (NG <= max_groups(XM, F::kGroup) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
+      constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : I < 36 ? X2 : I < 50 ? X3 : X1, J = I < 36 ? I : I < 50 ? I - 38 : I - 50;
+      constexpr int NG = I >= 50 ? 3 : 1 << ((J / 4) % 3), T = (J / 2) % 2 + 1, BS = J % 2;
+      if constexpr (groups_ok(XM, F::kGroup, NG) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
                     (I < 24 || !F::kNF4) && (BS || warp_b_ok(XM, NG)))
         return matvec_kernel<L, XM, NG, T, BS>;
       else
@@ -55,6 +56,7 @@ struct Kernels {
   static KernelFn at(int i) { return pick(i, std::make_integer_sequence<int, kCount>()); }
   static KernelFn of(const KernelChoice &c) {
     if (c.block > (unsigned)kMaxThreads) return at(c.xm == X1 ? 37 : 36);
+    if (c.ng == 3) return c.xm == X1 ? at(50 + (c.t - 1) * 2 + c.bs) : nullptr;
     return at((c.xm == X3 ? 38 : c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0) + (c.ng == 4 ? 2 : c.ng - 1) * 4 +
               (c.t - 1) * 2 + c.bs);
   }

@@ -74,13 +74,24 @@ __host__ __device__ constexpr bool xmode_raw(int xm) { return xm == kDirect || x
  * whose four digit columns per activation row would otherwise leave only
  * 4 rows per launch, and for kB3 at group 128 (three terms per row: 5 rows
  * per launch with 16 columns, so m = 8 took two passes over the weights;
- * at group 64 ptxas spills 44 bytes for sm_121 with 32 columns). */
+ * at group 64 ptxas spills 44 bytes for sm_121 with 32 columns). kB3 also
+ * takes three groups: eight activation rows in 24 columns, m = 8 in one
+ * launch with no column wasted (QGC_EXP_B3G3: 0 is the plan before it,
+ * for A/B runs). */
+#ifndef QGC_EXP_B3G3
+#define QGC_EXP_B3G3 1
+#endif
 __host__ __device__ constexpr int max_groups(int xm, int group) {
-  return xm == kI4 || (xm == kB3 && group == 128) ? 4 : 2;
+  return xm == kI4 || (xm == kB3 && group == 128) ? 4 : xm == kB3 && QGC_EXP_B3G3 ? 3 : 2;
+}
+/* Whether a kernel of xm takes NG column groups (1, 2, 3 or 4). */
+__host__ __device__ constexpr bool groups_ok(int xm, int group, int NG) {
+  return NG >= 1 && NG <= max_groups(xm, group) && (NG != 3 || (xm == kB3 && QGC_EXP_B3G3));
 }
 /* Whether B may be built per warp (BS = 0): not for the digits (kI4), and
- * not with 32 columns (their B words per lane spill: 184-416 bytes). */
-__host__ __device__ constexpr bool warp_b_ok(int xm, int NG) { return xm != kI4 && NG < 4; }
+ * not with 24 or 32 columns (their B words per lane spill: 184-416 bytes
+ * at 32). */
+__host__ __device__ constexpr bool warp_b_ok(int xm, int NG) { return xm != kI4 && NG < 3; }
 
 /* NF4: which steps look up weight row g + 8 in registers (nf4_frag2's
  * PRMT_STEPS): steps 0 and 2 for two column groups with B per CTA (a
@@ -197,10 +208,17 @@ struct FmtOf {
  * two tiles of them spill past 128 registers; so do Q2_0's digits (kI4)
  * with 16 or 32 columns (g128: 88 bytes at 16), gamma in A (kDG) with 16
  * columns (g64, B per CTA: 44 bytes on sm_121, also with gamma's words
- * read per step), and any 32 columns. */
+ * read per step), and any 24 or 32 columns (kB3's 24 at two tiles: 16
+ * bytes on sm_90, 40 on sm_121; QGC_EXP_B3G3_T2 allows them, for A/B runs). */
+#ifndef QGC_EXP_B3G3_T2
+#define QGC_EXP_B3G3_T2 0
+#endif
 template <int FORMAT>
 __host__ __device__ constexpr int max_tiles(int NG, int xm) {
-  return (FORMAT == QGEMV_NF4 && NG == 2) || ((xm == kI4 || xm == kDG) && NG > 1) || NG == 4 ? 1 : 2;
+  return (FORMAT == QGEMV_NF4 && NG == 2) || ((xm == kI4 || xm == kDG) && NG > 1) || NG == 4 ||
+                 (NG == 3 && !QGC_EXP_B3G3_T2)
+             ? 1
+             : 2;
 }
 template <>
 struct Fmt<QG_LAYOUT_NF4> : FmtOf<QGEMV_NF4, 64> {};
@@ -330,6 +348,28 @@ __host__ __device__ inline SmemPlan smem_plan_of(bool bs, int W, int T, int NG, 
 __device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col, int t) {
   return sbB + ((size_t)(blk * ncols + col) * 4 + t) * 32;
 }
+/* A lane's 32 bytes of B words (one column, one t) are two 16-byte halves,
+ * each one LDS.128: sb_half<SWZ>(col, h) is half h's offset. In order,
+ * each column's 128 bytes fill the 32 banks once, so the lanes of one t
+ * in columns g and g + 1 hit the same four banks: a B load of eight
+ * columns takes twice its wavefronts (49% of the shared wavefronts of Q2_0
+ * g64 f32 m = 8 in 24 columns, 28672 x 8192, were excess: ncu v19). Swizzled (SWZ), odd
+ * columns keep the halves swapped, so that the eight columns spread over
+ * the 32 banks. Kernels of one tile per warp and two or more column
+ * groups take it (sb_swizzled), whose loops are B's loads: on the H200
+ * 0.76-0.98x the time (Q2_0 f32 m = 8 in 24 columns 0.81-0.87x, NF4 f32 m
+ * = 8 0.97x); where a warp's two tiles share each B load, or one column
+ * group mostly reads one column, the address's extra instruction cost
+ * more than the conflicts (1.01-1.06x, bench/NOTES.md v19).
+ * QGC_EXP_SBSWZ=0: in order everywhere, for A/B runs. */
+#ifndef QGC_EXP_SBSWZ
+#define QGC_EXP_SBSWZ 1
+#endif
+__host__ __device__ constexpr bool sb_swizzled(int NG, int T) { return QGC_EXP_SBSWZ && NG >= 2 && T == 1; }
+template <bool SWZ>
+QGC_HD int sb_half(int col, int h) {
+  return 16 * ((SWZ ? col ^ h : h) & 1);
+}
 /* kDG: the offset of gamma's words of one 64-block and t in the staged
  * buffer (BS = 1; the layout of one column of B words). */
 QGC_HD int sb_gamma(int blk, int t) { return (blk * 4 + t) * 32; }
@@ -389,6 +429,7 @@ struct WarpCtx {
   using F = Fmt<L>;
   static constexpr int QB = F::QB, NEB = F::NEB, SPL = xmode_splits(XM);
   static constexpr bool BF = xmode_bf16(XM);
+  static constexpr bool kSwz = sb_swizzled(NG, T); /* the staged B's layout (sb_half) */
   static_assert(F::kNF4 ? XM == kS1 || XM == kS2 : BF || XM == kI4,
                 "NF4 takes fp16 B (S1, S2), Q2_0 bf16 B (direct, B3) or digits (I4)");
   static_assert(BS || warp_b_ok(XM, NG), "B per CTA only (the digits; 32 columns)");
@@ -700,8 +741,17 @@ QGC_UNROLL
            * were up to 4% slower with it (bench/NOTES.md v14). */
           const char *src = xmode_raw(XM) ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * sb_block_bytes(p.ncols)
                                           : sb_words(sbB, eb * QB + q, p.ncols, col, t);
-          lo = lds128_ordered(src);
-          hi = lds128_ordered(src + 16);
+          /* the other half: bit 4 flipped (a unit is 32-byte aligned), no
+           * second lane constant beside the first (which spilled in the
+           * wide kernel on sm_121) */
+          if constexpr (kSwz) { /* the other half: bit 4 flipped (a unit is 32-byte aligned) */
+            const uint32_t a = smem_addr(src + sb_half<kSwz>(col, 0));
+            lo = lds128_at(a);
+            hi = lds128_at(a ^ 16u);
+          } else {
+            lo = lds128_ordered(src);
+            hi = lds128_ordered(src + 16);
+          }
         }
         bw[G][q][0] = lo.x, bw[G][q][1] = lo.y, bw[G][q][2] = lo.z, bw[G][q][3] = lo.w;
         bw[G][q][4] = hi.x, bw[G][q][5] = hi.y, bw[G][q][6] = hi.z, bw[G][q][7] = hi.w;
@@ -836,7 +886,7 @@ __device__ __forceinline__ void stage_ssq(const Params &p, int ph, const float *
  * words (ssq_words, the same order). The term modes fetched the same way
  * into their own B slots measured 1.19-1.53x slower with f32 x (v16), so
  * they load through registers. */
-template <int L, int XM>
+template <int L, int XM, bool SWZ>
 __device__ __forceinline__ void stage_range_async(const Params &p, int ph, char *sbB, char *sbG, float *sbQ) {
   using F = Fmt<L>;
   constexpr int BK = F::BK, QB = F::QB, NEB = F::NEB;
@@ -857,8 +907,8 @@ __device__ __forceinline__ void stage_range_async(const Params &p, int ph, char 
 QGC_UNROLL
     for (int q = 0; q < QB; ++q) {
       const uint32_t dst = smem_addr(sb_words(sbB, bi * QB + q, p.ncols, row, t));
-      cp_async16(dst, xr + (e0 + 64 * q) * 2);
-      cp_async16(dst + 16, xr + (e0 + 64 * q) * 2 + 16);
+      cp_async16(dst + sb_half<SWZ>(row, 0), xr + (e0 + 64 * q) * 2);
+      cp_async16(dst + sb_half<SWZ>(row, 1), xr + (e0 + 64 * q) * 2 + 16);
       if (XM == kDG && row == 0) { /* gamma's words once per block */
         const uint32_t gd = smem_addr(sbG + sb_gamma(bi * QB + q, t));
         cp_async16(gd, static_cast<const char *>(p.gamma) + (e0 + 64 * q) * 2);
@@ -883,7 +933,8 @@ QGC_UNROLL
 QGC_UNROLL
         for (int q = 0; q < QB; ++q) { /* the thread's own copies */
           const char *src = sb_words(sbB, bi * QB + q, p.ncols, row, t);
-          const uint4 lo = *reinterpret_cast<const uint4 *>(src), hi = *reinterpret_cast<const uint4 *>(src + 16);
+          const uint4 lo = *reinterpret_cast<const uint4 *>(src + sb_half<SWZ>(row, 0)),
+                      hi = *reinterpret_cast<const uint4 *>(src + sb_half<SWZ>(row, 1));
           w[q][0] = lo.x, w[q][1] = lo.y, w[q][2] = lo.z, w[q][3] = lo.w;
           w[q][4] = hi.x, w[q][5] = hi.y, w[q][6] = hi.z, w[q][7] = hi.w;
         }
@@ -897,8 +948,9 @@ QGC_UNROLL
 /* ASYNC: whether batched raw launches may stage by cp.async (not in the
  * wide kernel: at its 72 registers that spilled 128 bytes on sm_90, and
  * with the spill it measured 0.99-1.02x the register staging on the H200
- * for bf16 Q2_0 at m = 1, 8, 16, bench/NOTES.md v17). */
-template <int L, int XM, bool ASYNC>
+ * for bf16 Q2_0 at m = 1, 8, 16, bench/NOTES.md v17). SWZ: the kernel's
+ * B layout (sb_half). */
+template <int L, int XM, bool ASYNC, bool SWZ>
 __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, char *sbG, float *sbP, float *sbQ, float *sbS,
                                             uint8_t *sbF) {
   if constexpr (XM == kI4) {
@@ -917,7 +969,7 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
    * the same or 1-3% slower with it (H200, bench/NOTES.md v16). */
   const bool async = ASYNC && xmode_raw(XM) && p.m > 1 && src.x_vec && (XM != kDG || src.g_vec);
   if constexpr (ASYNC && xmode_raw(XM))
-    if (async) stage_range_async<L, XM>(p, ph, sbB, sbG, sbQ);
+    if (async) stage_range_async<L, XM, SWZ>(p, ph, sbB, sbG, sbQ);
   for (int base = 0; base < (async ? 0 : units); base += blockDim.x) {
     const int u = base + threadIdx.x, t = u & 3, cu = u >> 2, bi = div_by(cu, p.st_magic), col0 = (cu - bi * groups) * cps;
     const int row = col0 / SPL, sp0 = col0 % SPL;
@@ -929,8 +981,8 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
 QGC_UNROLL
       for (int q = 0; q < QB; ++q) {
         char *dst = sb_words(sbB, bi * QB + q, p.ncols, col, t);
-        *reinterpret_cast<uint4 *>(dst) = make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
-        *reinterpret_cast<uint4 *>(dst + 16) = make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
+        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(col, 0)) = make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
+        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(col, 1)) = make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
       }
     };
     if (xmode_raw(XM)) {
@@ -1231,7 +1283,7 @@ QGC_UNROLL
   float *sbP = reinterpret_cast<float *>(smem + sp.sbP), *sbQ = reinterpret_cast<float *>(smem + sp.sbQ),
         *sbS = reinterpret_cast<float *>(smem + sp.sbS);
   uint8_t *sbF = reinterpret_cast<uint8_t *>(smem + sp.sbF);
-  if (BS && !phased) stage_range<L, XM, MAXW <= kMaxWarps>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+  if (BS && !phased) stage_range<L, XM, MAXW <= kMaxWarps, sb_swizzled(NG, T)>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
   __syncthreads(); /* the table, B and the barriers are ready */
   QGC_TL(2);
 #if QGC_EXP_TIMELINE
@@ -1259,7 +1311,7 @@ QGC_UNROLL
     for (int ph = 0; ph < R; ++ph) {
       if (phased) {
         __syncthreads(); /* every warp is done with the previous phase's B */
-        stage_range<L, XM, MAXW <= kMaxWarps>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+        stage_range<L, XM, MAXW <= kMaxWarps, sb_swizzled(NG, T)>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
         __syncthreads();
       }
       if (it >= nvalid) continue;

@@ -159,11 +159,12 @@ __device__ __forceinline__ void mma_u8s8(int (&d)[4], const uint32_t (&a)[4], ui
 
 /* A shared-memory load kept where the source puts it (volatile): after the
  * previous block's mma, so fewer registers live across it. */
-__device__ __forceinline__ uint4 lds128_ordered(const void *p) {
+__device__ __forceinline__ uint4 lds128_at(uint32_t a) { /* a: a shared-window address */
   uint4 r;
-  asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "r"(smem_addr(p)));
+  asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w) : "r"(a));
   return r;
 }
+__device__ __forceinline__ uint4 lds128_ordered(const void *p) { return lds128_at(smem_addr(p)); }
 
 /* ---- bits and halves ---- */
 QGC_HD float bits_f32(uint32_t w) {
