@@ -352,15 +352,16 @@ __device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col
  * each one LDS.128: sb_half<SWZ>(col, h) is half h's offset. In order,
  * each column's 128 bytes fill the 32 banks once, so the lanes of one t
  * in columns g and g + 1 hit the same four banks: a B load of eight
- * columns takes twice its wavefronts (49% of the shared wavefronts of Q2_0
- * g64 f32 m = 8 in 24 columns, 28672 x 8192, were excess: ncu v19). Swizzled (SWZ), odd
- * columns keep the halves swapped, so that the eight columns spread over
- * the 32 banks. Kernels of one tile per warp and two or more column
- * groups take it (sb_swizzled), whose loops are B's loads: on the H200
- * 0.76-0.98x the time (Q2_0 f32 m = 8 in 24 columns 0.81-0.87x, NF4 f32 m
- * = 8 0.97x); where a warp's two tiles share each B load, or one column
- * group mostly reads one column, the address's extra instruction cost
- * more than the conflicts (1.01-1.06x, bench/NOTES.md v19).
+ * columns takes twice its wavefronts (49% of the shared wavefronts of
+ * Q2_0 g64 f32 m = 8 in 24 columns at 28672 x 8192 were excess, ncu v19).
+ * Swizzled (SWZ), odd columns keep the halves swapped, so that the eight
+ * columns spread over the 32 banks. Kernels of one tile per warp and two
+ * or more column groups take it (sb_swizzled), whose loops are B's loads:
+ * on the H200
+ * 0.81-0.99x the time (Q2_0 f32 in 24 columns 0.81-0.88x, NF4 f32 m = 8
+ * and 16 0.97-0.99x); where a warp's two tiles share each B load, or one
+ * column group mostly reads one column, the address's extra instruction
+ * cost more than the conflicts (1.01-1.06x, bench/NOTES.md v19).
  * QGC_EXP_SBSWZ=0: in order everywhere, for A/B runs. */
 #ifndef QGC_EXP_SBSWZ
 #define QGC_EXP_SBSWZ 1
