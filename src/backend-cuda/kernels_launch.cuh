@@ -38,7 +38,8 @@ struct Kernels {
       else
         return nullptr;
     } else {
-      constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : I < 36 ? X2 : I < 50 ? X3 : X1, J = I < 36 ? I : I < 50 ? I - 38 : I - 50;
+      constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : I < 36 ? X2 : I < 50 ? X3 : X1;
+      constexpr int J = I < 36 ? I : I < 50 ? I - 38 : I - 50;
       constexpr int NG = I >= 50 ? 3 : 1 << ((J / 4) % 3), T = (J / 2) % 2 + 1, BS = J % 2;
       if constexpr (groups_ok(XM, F::kGroup, NG) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
                     (I < 24 || !F::kNF4) && (BS || warp_b_ok(XM, NG)))

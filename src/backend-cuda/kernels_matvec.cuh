@@ -357,11 +357,11 @@ __device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col
  * Swizzled (SWZ), odd columns keep the halves swapped, so that the eight
  * columns spread over the 32 banks. Kernels of one tile per warp and two
  * or more column groups take it (sb_swizzled), whose loops are B's loads:
- * on the H200
- * 0.81-0.99x the time (Q2_0 f32 in 24 columns 0.81-0.88x, NF4 f32 m = 8
- * and 16 0.97-0.99x); where a warp's two tiles share each B load, or one
- * column group mostly reads one column, the address's extra instruction
- * cost more than the conflicts (1.01-1.06x, bench/NOTES.md v19).
+ * on the H200 0.81-0.99x the time (Q2_0 f32 in 24 columns 0.81-0.88x, NF4
+ * f32 m = 8 and 16 0.97-0.99x); where a warp's two tiles share each B
+ * load, or one column group mostly reads one column, the address's extra
+ * instruction cost more than the conflicts (1.01-1.06x, bench/NOTES.md
+ * v19).
  * QGC_EXP_SBSWZ=0: in order everywhere, for A/B runs. */
 #ifndef QGC_EXP_SBSWZ
 #define QGC_EXP_SBSWZ 1
@@ -433,7 +433,7 @@ struct WarpCtx {
   static constexpr bool kSwz = sb_swizzled(NG, T); /* the staged B's layout (sb_half) */
   static_assert(F::kNF4 ? XM == kS1 || XM == kS2 : BF || XM == kI4,
                 "NF4 takes fp16 B (S1, S2), Q2_0 bf16 B (direct, B3) or digits (I4)");
-  static_assert(BS || warp_b_ok(XM, NG), "B per CTA only (the digits; 32 columns)");
+  static_assert(BS || warp_b_ok(XM, NG), "B per CTA only (the digits; 24 or 32 columns)");
   int lane, g, t;
   uint32_t lane8, q2m;
   const uint2 *lut;
@@ -742,10 +742,10 @@ QGC_UNROLL
            * were up to 4% slower with it (bench/NOTES.md v14). */
           const char *src = xmode_raw(XM) ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * sb_block_bytes(p.ncols)
                                           : sb_words(sbB, eb * QB + q, p.ncols, col, t);
-          /* the other half: bit 4 flipped (a unit is 32-byte aligned), no
-           * second lane constant beside the first (which spilled in the
-           * wide kernel on sm_121) */
-          if constexpr (kSwz) { /* the other half: bit 4 flipped (a unit is 32-byte aligned) */
+          /* swizzled, the other half's address is the first's with bit 4
+           * flipped (a unit is 32-byte aligned): no second lane constant
+           * (two spilled 4-20 bytes in three kernels on sm_121) */
+          if constexpr (kSwz) {
             const uint32_t a = smem_addr(src + sb_half<kSwz>(col, 0));
             lo = lds128_at(a);
             hi = lds128_at(a ^ 16u);
@@ -1284,7 +1284,8 @@ QGC_UNROLL
   float *sbP = reinterpret_cast<float *>(smem + sp.sbP), *sbQ = reinterpret_cast<float *>(smem + sp.sbQ),
         *sbS = reinterpret_cast<float *>(smem + sp.sbS);
   uint8_t *sbF = reinterpret_cast<uint8_t *>(smem + sp.sbF);
-  if (BS && !phased) stage_range<L, XM, MAXW <= kMaxWarps, sb_swizzled(NG, T)>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+  constexpr bool SWZ = sb_swizzled(NG, T);
+  if (BS && !phased) stage_range<L, XM, MAXW <= kMaxWarps, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
   __syncthreads(); /* the table, B and the barriers are ready */
   QGC_TL(2);
 #if QGC_EXP_TIMELINE
@@ -1312,7 +1313,7 @@ QGC_UNROLL
     for (int ph = 0; ph < R; ++ph) {
       if (phased) {
         __syncthreads(); /* every warp is done with the previous phase's B */
-        stage_range<L, XM, MAXW <= kMaxWarps, sb_swizzled(NG, T)>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+        stage_range<L, XM, MAXW <= kMaxWarps, SWZ>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
         __syncthreads();
       }
       if (it >= nvalid) continue;

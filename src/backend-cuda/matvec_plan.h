@@ -170,9 +170,10 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   if (xm == kB3 && ng_top == 4 && a->m * spl > 32 && Lw->ntiles >= 4 * (int64_t)d.sms) ng_top = 2;
   /* Three bf16 terms in 24 columns (eight activation rows, one tile per
    * warp): where m = 1 takes one tile per warp too, wherever one launch
-   * cannot take every row (H200, 8192 x 28672, f32 x: g64 m = 8 152 -> 123
-   * us, m = 16 306 -> 248; g128 0.89-0.92x), and at g128 instead of 32
-   * columns (28672 x 8192 m = 8 107 -> 103). Not where a warp can take two
+   * cannot take every row (H200, 8192 x 28672, f32 x, before the B
+   * swizzle: g64 m = 8 152 -> 123 us, m = 16 306 -> 248; g128 0.89-0.92x;
+   * with it 108 and 216), and at g128 instead of 32 columns (28672 x 8192
+   * m = 8 107 -> 103, with the swizzle 83). Not where a warp can take two
    * tiles of 16 columns: the 24 columns' one tile per warp makes 224 units
    * of CTAs for 132 SMs at 28672 rows, 1.02-1.07x slower than g64's two
    * launches at m = 8, as was g128 m = 16 (bench/NOTES.md v19). */
