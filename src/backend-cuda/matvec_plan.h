@@ -161,26 +161,27 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   int ng_top = 1; /* the fewest column groups that take every row, else the most */
   for (int g = 2; g <= 4 && a->m * spl > 8 * ng_top; g++)
     if (groups_ok(xm, Lw->group, g)) ng_top = g;
-  /* Three bf16 terms in 32 columns run one tile per warp: that pays where
-   * it saves a pass over the weights (every row in one launch) or where
-   * one activation row takes one tile per warp too (H200, f32 x, Q2_0
-   * g128: 8192 x 28672 m = 8 261 -> 184 us, m = 16 548 -> 450; 28672 x
-   * 8192 m = 8 161 -> 145, but m = 16 323 -> 340, 14336 x 4096 m = 16
-   * 114 -> 140; bench/NOTES.md v7). */
-  if (xm == kB3 && ng_top == 4 && a->m * spl > 32 && Lw->ntiles >= 4 * (int64_t)d.sms) ng_top = 2;
-  /* Three bf16 terms in 24 columns (eight activation rows, one tile per
-   * warp): where m = 1 takes one tile per warp too, wherever one launch
-   * cannot take every row (H200, 8192 x 28672, f32 x, before the B
-   * swizzle: g64 m = 8 152 -> 123 us, m = 16 306 -> 248; g128 0.89-0.92x;
-   * with it 108 and 216), and at g128 instead of 32 columns (28672 x 8192
-   * m = 8 107 -> 103, with the swizzle 83). Not where a warp can take two
-   * tiles of 16 columns: the 24 columns' one tile per warp makes 224 units
-   * of CTAs for 132 SMs at 28672 rows, 1.02-1.07x slower than g64's two
-   * launches at m = 8, as was g128 m = 16 (bench/NOTES.md v19). */
-  if (xm == kB3 && QGC_EXP_B3G3) {
-    if (Lw->ntiles < 4 * (int64_t)d.sms && a->m * spl > 32) ng_top = 3;
-    if (Lw->ntiles >= 4 * (int64_t)d.sms && Lw->group == 64 && ng_top == 3) ng_top = 2;
-  }
+  /* Whether a warp may take two tiles (T0 below): enough tiles for the SMs. */
+  const bool many_tiles = Lw->ntiles >= 4 * (int64_t)d.sms;
+  /* Three bf16 terms (f32 x, the norm) in 32 or 24 columns run one tile
+   * per warp. 32 columns pay where they save a pass over the weights
+   * (every row in one launch) or where one activation row takes one tile
+   * per warp too (H200, f32 x, Q2_0 g128: 8192 x 28672 m = 8 261 -> 184
+   * us, m = 16 548 -> 450; 28672 x 8192 m = 8 161 -> 145, but m = 16 323
+   * -> 340, 14336 x 4096 m = 16 114 -> 140; bench/NOTES.md v7). 24 columns
+   * (eight activation rows) the same: where m = 1 takes one tile per warp,
+   * wherever one launch cannot take every row (H200, 8192 x 28672, f32 x,
+   * before the B swizzle: g64 m = 8 152 -> 123 us, m = 16 306 -> 248;
+   * g128 0.89-0.92x; with it 108 and 216), and at g128 instead of 32
+   * columns (28672 x 8192 m = 8 107 -> 103, with the swizzle 83). Where a
+   * warp can take two tiles of 16 columns, those are faster: the 24
+   * columns' one tile per warp makes 224 units of CTAs for 132 SMs at
+   * 28672 rows, 1.02-1.07x slower than g64's two launches at m = 8, as was
+   * g128 m = 16 (bench/NOTES.md v19). */
+  if (xm == kB3 && many_tiles && ((ng_top == 4 && a->m * spl > 32) || (ng_top == 3 && Lw->group == 64)))
+    ng_top = 2;
+  else if (xm == kB3 && QGC_EXP_B3G3 && !many_tiles && a->m * spl > 32)
+    ng_top = 3;
   size_t smem = 0;
   int W = 0, phases = 1, t = 1, bs = 0, ng = ng_top;
   /* Fewer column groups (more launches) where the most do not fit: kB3's
@@ -188,7 +189,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   for (ng = ng_top; ng >= 1 && smem == 0; ng = smem ? ng : ng == 3 ? 2 : ng / 2) {
     pl->rows = a->m * spl <= 8 * ng ? (int)a->m : 8 * ng / spl;
     const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng, xm);
-    const int ncols = pl->rows * spl, T0 = Lw->ntiles >= 4 * (int64_t)d.sms ? tmax : 1;
+    const int ncols = pl->rows * spl, T0 = many_tiles ? tmax : 1;
 
     /* Candidates in order of preference (bench/NOTES.md v4): B per CTA for
      * one activation row (B per warp re-reads x from L1 inside the block

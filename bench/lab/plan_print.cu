@@ -1,0 +1,43 @@
+/* Prints the CUDA backend's plan (matvec_plan.h) for the issue-13 shapes on
+ * an H200's facts (132 SMs, 227 KB of shared memory per block): kernel
+ * mode, column groups, tiles per warp, B per CTA, k-split, row groups,
+ * phases, rows per launch, grid, block, shared memory and units. Host
+ * only: what a change to the plan picks, before any device run.
+ *   nvcc -std=c++17 -x cu -Isrc -Isrc/core -Iinclude -IBUILD \
+ *     bench/lab/plan_print.cu src/backend-cuda/repack.c -o /tmp/plan_print
+ * (BUILD: a configured build tree, for config.h; add -DQGC_EXP_...=N to
+ * see a switch's plan). */
+#include <stdio.h>
+
+#include "backend-cuda/matvec_plan.h"
+
+int main() {
+  const qgc_device_facts h200 = {132, 232448, 233472, true, {}};
+  static const struct {
+    qg_layout_id id;
+    qgemv_format f;
+    int group;
+    const char *name;
+  } fmts[] = {{QG_LAYOUT_NF4, QGEMV_NF4, 64, "nf4"},
+              {QG_LAYOUT_Q2_G64, QGEMV_Q2_0, 64, "q2_0g64"},
+              {QG_LAYOUT_Q2_G128, QGEMV_Q2_0, 128, "q2_0"}};
+  static const long shapes[][2] = {{28672, 8192}, {8192, 28672}, {14336, 4096}, {4096, 14336}, {4096, 4096}};
+  for (const auto &s : shapes)
+    for (const auto &f : fmts)
+      for (qgemv_dtype x : {QGEMV_F32, QGEMV_BF16})
+        for (int m : {1, 8, 16}) {
+          qgemv_weight_desc d = {};
+          d.format = f.f, d.n = s[0], d.k = s[1], d.group = f.group;
+          qgc_layout L = qgc_layout();
+          qgc_layout_shape(&L, &d, f.id);
+          qg_matvec_args a = {};
+          a.layout_id = f.id, a.n = s[0], a.k = s[1], a.m = m, a.x_dtype = x, a.y_dtype = QGEMV_F32;
+          const qgc_plan pl = qgc_make_plan(&L, &a, h200);
+          printf("%5ldx%-5ld %-7s %-4s m=%-2d mode=%d ng=%d t=%d bs=%d ks=%d G=%d phases=%d rows=%d launches=%d "
+                 "grid=%u block=%u smem=%zu units=%d\n",
+                 s[0], s[1], f.name, x == QGEMV_F32 ? "f32" : "bf16", m, pl.kc.xm, pl.kc.ng, pl.kc.t, pl.kc.bs, pl.KS,
+                 pl.G, pl.phases, pl.rows, (int)((m + pl.rows - 1) / pl.rows), pl.kc.grid, pl.kc.block, pl.kc.smem,
+                 pl.p.units);
+        }
+  return 0;
+}
