@@ -8,7 +8,12 @@
 # wide (28672x8192), batched (m = 8 and 16; KS stays the plan's); not in
 # the default: batched_long (bf16 x, m = 8 and 16 at 8192x28672),
 # batched_ks4 (bf16 x, m = 8 and 16 at the shapes of k-split 4 on the
-# H200: the plan's B per CTA in phases against B per warp), int
+# H200: the plan's B per CTA in phases against B per warp), ks (the
+# k-split at every m, f32 and bf16 x, at the shapes of k-split 4 and 8 on
+# the H200: a shape's k-split is the same for every m, so it is chosen for
+# m = 1 and batched together), batched_ks8 (bf16 x, m = 8 and 16 at the
+# shapes of k-split 8: B per CTA in phases against the plan's B per warp),
+# int
 # (Q2_0 bf16 x, every shape, m = 1, 8, 16: the direct bf16 mma against the
 # integer mma, x=int), wide28 (bf16 x, m = 1 and 8 at 28672x8192 and
 # 14336x4096: the wide kernel, w=28, against the plan). Needs
@@ -63,6 +68,16 @@ group_batched() {
 group_batched_long() {
   sweep batched_long "--shape 8192x28672 --format nf4,q2_0 --dtype bf16 --m 8,16" \
     "" "b=cta" "b=cta,phases=2" "b=cta,phases=4" "b=cta,phases=8" "w=8" "b=cta,w=8"
+}
+
+group_ks() {
+  sweep ks "--shape 4096x14336 --shape 4096x4096 --shape 8192x28672 --shape 14336x4096 --format all --dtype f32,bf16 --m 1,8,16" \
+    "" "ks=2" "ks=4" "ks=8" "ks=16"
+}
+
+group_batched_ks8() {
+  sweep batched_ks8 "--shape 4096x14336 --shape 4096x4096 --format all --dtype bf16 --m 8,16" \
+    "" "b=cta" "b=cta,phases=2" "b=cta,phases=4" "t=2" "b=warp,t=2" "w=8"
 }
 
 group_batched_ks4() {
