@@ -3,16 +3,27 @@
  * mode, column groups, tiles per warp, B per CTA, k-split, row groups,
  * phases, rows per launch, grid, block, shared memory and units. Host
  * only: what a change to the plan picks, before any device run.
- *   nvcc -std=c++17 -x cu -Isrc -Isrc/core -Iinclude -IBUILD \
- *     bench/lab/plan_print.cu src/backend-cuda/repack.c -o /tmp/plan_print
+ *   cc -std=c11 -c src/backend-cuda/plan_tune.c -o /tmp/plan_tune.o
+ *   nvcc -std=c++17 -Isrc -Isrc/core -Iinclude -IBUILD -x cu -c \
+ *     bench/lab/plan_print.cu -o /tmp/plan_print.o
+ *   nvcc -std=c++17 -Isrc -Isrc/core -Iinclude -IBUILD -x cu -c \
+ *     src/backend-cuda/repack.c -o /tmp/plan_repack.o
+ *   nvcc /tmp/plan_print.o /tmp/plan_repack.o /tmp/plan_tune.o -o /tmp/plan_print
  * (BUILD: a configured build tree, for config.h; add -DQGC_EXP_...=N to
- * see a switch's plan). */
+ * see a switch's plan). QGEMV_CUDA_PLAN is read as the library reads it,
+ * so an override's geometry prints too. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "backend-cuda/matvec_plan.h"
 
 int main() {
-  const qgc_device_facts h200 = {132, 232448, 233472, true, {}};
+  qgc_device_facts h200 = {132, 232448, 233472, true, {}};
+  char err[256];
+  if (!qgc_plan_tune_parse(getenv("QGEMV_CUDA_PLAN"), &h200.tune, err, sizeof err)) {
+    fprintf(stderr, "plan_print: QGEMV_CUDA_PLAN: %s\n", err);
+    return 2;
+  }
   static const struct {
     qg_layout_id id;
     qgemv_format f;

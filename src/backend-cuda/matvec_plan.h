@@ -110,9 +110,10 @@ inline int64_t qgc_units(int64_t ntiles, int T, int G) {
 
 /* A candidate geometry: tiles per warp, B per CTA, and whether B may be
  * staged in phases (else all of k or not at all); maxr, w16: at most that
- * many phases, only with 16 warps (0: no limit). */
+ * many phases, only with 16 warps (0: no limit); wcap: at most that many
+ * warps (0: kMaxWarps). */
 struct qgc_cand {
-  int t, bs, phased, maxr, w16;
+  int t, bs, phased, maxr, w16, wcap;
 };
 
 /* The candidates QGEMV_CUDA_PLAN leaves (t, b, phases given): every
@@ -127,7 +128,7 @@ inline int qgc_tuned_cands(const qgc_plan_tune &tu, int T0, int tmax, qgc_cand *
         const int t = ts[ti];
         if (t > tmax || (tu.t && t != tu.t) || (tu.b && bs != (tu.b == QGC_B_CTA))) continue;
         if (tu.phases > 1 && !phased) continue;
-        c[nc++] = {t, bs, phased, 0, 0};
+        c[nc++] = {t, bs, phased, 0, 0, 0};
       }
   return nc;
 }
@@ -206,28 +207,34 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * 116 -> 81 us, m = 16 286 -> 153 us; Q2_0 m = 8 54 -> 47 us; 8192 x
        * 28672, KS 4, 4-16 phases: NF4 m = 8 160 -> 118 us, m = 16 253 ->
        * 187 us, Q2_0 m = 8 70 -> 59 us; plan sweeps, bench/NOTES.md v5, v6). */
-      if (KS <= 4) c[nc++] = {T0, 1, 1, KS <= 2 ? 4 : 0, 1};
-      c[nc++] = {T0, 0, 0, 0, 0};
-      c[nc++] = {1, 0, 0, 0, 0};
+      if (KS <= 4) c[nc++] = {T0, 1, 1, KS <= 2 ? 4 : 0, 1, 0};
+      /* B per warp with a k-split of 8 or more: CTAs of one row group (KS
+       * warps, two CTAs per SM), where two row groups per CTA were 4-11% slower
+       * (H200, 4096 x 14336 and 4096 x 4096, m = 8 and 16, every format;
+       * NF4 m = 8 32.2 -> 29.5 us, Q2_0 g128 16.6 -> 15.5; bench/NOTES.md
+       * v20). */
+      const int wcap = KS >= 8 ? KS : 0;
+      c[nc++] = {T0, 0, 0, 0, 0, wcap};
+      c[nc++] = {1, 0, 0, 0, 0, wcap};
     } else if (one) {
       /* 16 warps with B in at most 2 phases before all of k with fewer warps
        * (8192 x 28672 f32 on the H200: 8 warps with all of k, NF4 77.6 us,
        * Q2_0 g64 66.8, g128 59.4; 16 warps, 2 phases: 67.9, 53.7, 50.8;
        * 4 phases: 72.2, 56.3, 64.8; bench/NOTES.md v6). Where all of k fits
        * 16 warps this is that launch (one phase). */
-      c[nc++] = {T0, 1, 1, 2, 1};
-      c[nc++] = {T0, 1, 0, 0, 0};
-      if (!xmode_cut(xm)) c[nc++] = {T0, 0, 0, 0, 0};
-      c[nc++] = {1, 1, 0, 0, 0};
-      c[nc++] = {T0, 1, 1, 0, 0};
-      c[nc++] = {1, 1, 1, 0, 0};
-      c[nc++] = {T0, 0, 0, 0, 0};
-      c[nc++] = {1, 0, 0, 0, 0};
+      c[nc++] = {T0, 1, 1, 2, 1, 0};
+      c[nc++] = {T0, 1, 0, 0, 0, 0};
+      if (!xmode_cut(xm)) c[nc++] = {T0, 0, 0, 0, 0, 0};
+      c[nc++] = {1, 1, 0, 0, 0, 0};
+      c[nc++] = {T0, 1, 1, 0, 0, 0};
+      c[nc++] = {1, 1, 1, 0, 0, 0};
+      c[nc++] = {T0, 0, 0, 0, 0, 0};
+      c[nc++] = {1, 0, 0, 0, 0, 0};
     } else {
-      c[nc++] = {T0, 1, 1, 0, 0};
-      c[nc++] = {1, 1, 1, 0, 0};
-      c[nc++] = {T0, 0, 0, 0, 0};
-      c[nc++] = {1, 0, 0, 0, 0};
+      c[nc++] = {T0, 1, 1, 0, 0, 0};
+      c[nc++] = {1, 1, 1, 0, 0, 0};
+      c[nc++] = {T0, 0, 0, 0, 0, 0};
+      c[nc++] = {1, 0, 0, 0, 0, 0};
     }
     if (tu.t || tu.b || tu.phases) nc = qgc_tuned_cands(tu, T0, tmax, c);
     if (!warp_b_ok(xm, ng)) { /* B per CTA only (b=warp: nothing fits) */
@@ -261,7 +268,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
         for (int w : {kMaxWarps, wfill})
           for (int r = r0; w >= KS && r <= rtop && r <= rcap && r <= maxr && r <= 4 && smem == 0; r = next_r(r))
             fit(cd, w, r);
-      for (int w = tu.w ? wtune : kMaxWarps; w >= KS && smem == 0; w = tu.w ? 0 : w / 2)
+      for (int w = tu.w ? wtune : cd.wcap ? cd.wcap : kMaxWarps; w >= KS && smem == 0; w = tu.w ? 0 : w / 2)
         for (int r = r0; r <= rtop && r <= maxr && smem == 0; r = next_r(r)) {
           if ((cd.w16 && w != (tu.w ? wtune : kMaxWarps)) || r > rcap) continue;
           fit(cd, w, r);
