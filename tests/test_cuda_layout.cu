@@ -835,6 +835,11 @@ START_TEST(test_plan) {
           /* 12 warps at KS 4 made more than one wave of CTAs: never taken */
           if (dev == &kH200 && pl.KS == 4) ck_assert_msg(pl.kc.block != 384u, "%s %lldx%lld m=%lld: 12 warps at KS 4",
                                                          F.name, (long long)s[0], (long long)s[1], (long long)m);
+          /* batched bf16 x with B per warp at KS 8: CTAs of one row group,
+           * 8 warps (two per SM), not two row groups (v20) */
+          if (dev == &kH200 && m > 1 && xt == QGEMV_BF16 && pl.KS == 8 && !pl.kc.bs)
+            ck_assert_msg(pl.kc.block == 256u && pl.kc.grid == 256u, "%s %lldx%lld m=%lld: %u threads, %u CTAs",
+                          F.name, (long long)s[0], (long long)s[1], (long long)m, pl.kc.block, pl.kc.grid);
           /* B per CTA with 14 warps and at most 4 phases before 16 warps
            * with more phases or B per warp (v8) */
           if (dev == &kH200 && m == 16 && s[0] == 28672 && F.f == QGEMV_Q2_0)
