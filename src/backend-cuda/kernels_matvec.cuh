@@ -151,6 +151,14 @@ constexpr int kWideWarps = 28;
 #ifndef QGC_EXP_NOB
 #define QGC_EXP_NOB 0
 #endif
+/* Experiment: B per warp's words (Q2_0's direct mode, one tile per warp)
+ * loaded from global one scale block ahead of their mma, as NF4's
+ * code words are: the loads' latency was 38% of the samples (long
+ * scoreboard at the HMMA) of 4096 x 14336 Q2_0 bf16 m = 8 (bench/NOTES.md
+ * v20). The same words and bits. */
+#ifndef QGC_EXP_BAHEAD
+#define QGC_EXP_BAHEAD 0
+#endif
 constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 /* Experiment: ring stages issued before griddepcontrol.wait with B per
  * CTA (-1: the library's, 1). 0: x and gamma ahead of every weight byte
@@ -474,6 +482,12 @@ QGC_UNROLL
     uint32_t bw[NG][QB][8], gw[QB][8];
     float p0[NG], p1[NG];
 #endif
+    /* QGC_EXP_BAHEAD: the next block's B words */
+    constexpr bool BA = QGC_EXP_BAHEAD && !BS && XM == kDirect && T == 1; /* kDG or two tiles: spills */
+    uint32_t bn[NG][QB][8], gn[QB][8];
+    float pn0[NG], pn1[NG];
+    if constexpr (BA)
+      if (v.has_block(0)) stage_b(p, kc0, bn, gn, pn0, pn1);
 #pragma unroll UNROLL
     for (int e0 = 0; e0 < NEB; e0 += EU) {
 QGC_UNROLL
@@ -495,6 +509,16 @@ QGC_UNROLL
         }
         if (BS) {
           if (!QGC_EXP_NOB || eb == 0) load_b_smem(p, beb0 + eb, bw, gw, p0, p1);
+        } else if constexpr (BA) {
+QGC_UNROLL
+          for (int G = 0; G < NG; ++G)
+QGC_UNROLL
+            for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+              for (int i = 0; i < 8; ++i) bw[G][q][i] = bn[G][q][i];
+QGC_UNROLL
+          for (int G = 0; G < NG; ++G) p0[G] = pn0[G], p1[G] = pn1[G];
+          if (eb + 1 < NEB && v.has_block(eb + 1)) stage_b(p, kc0 + (eb + 1) * F::BK, bn, gn, pn0, pn1);
         } else {
           stage_b(p, kc0 + eb * F::BK, bw, gw, p0, p1);
         }
