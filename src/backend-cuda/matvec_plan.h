@@ -197,9 +197,18 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
      * loop, whose latency the loop, not unrolled, no longer hides: Q2_0
      * direct 60 us against 43 us with B per CTA at 28672 x 8192, run 2), in
      * phases for batched f32; B per warp for batched bf16 x. */
-    qgc_cand c[8];
+    qgc_cand c[9];
     int nc = 0;
     const bool one = a->m == 1;
+    /* With a k-split of 8 or more, B per warp (batched bf16 x) or all of k
+     * per CTA in one phase (one activation row) run in CTAs of one row
+     * group (KS warps) where two of them fit per SM, not two row groups
+     * per CTA (H200, 4096 x 14336 and 4096 x 4096: batched bf16 0.90-0.95x
+     * the time, m = 1 at 4096 x 4096 0.91-0.97x, at 4096 x 14336 bf16
+     * within 1%; bench/NOTES.md v20). Where one CTA of one row group
+     * fills an SM's shared memory, its CTAs make two waves (4096 x 14336
+     * f32 m = 1: 1.13-1.15x slower). */
+    const int wcap = KS >= 8 ? KS : 0;
     if ((xm == kDirect || xm == kS1 || xm == kDG) && !one) {
       /* Batched bf16 x with KS <= 4: the 4-8 row groups of a CTA would each
        * build B per warp; B per CTA in phases with 16 warps is faster where
@@ -208,20 +217,16 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * 28672, KS 4, 4-16 phases: NF4 m = 8 160 -> 118 us, m = 16 253 ->
        * 187 us, Q2_0 m = 8 70 -> 59 us; plan sweeps, bench/NOTES.md v5, v6). */
       if (KS <= 4) c[nc++] = {T0, 1, 1, KS <= 2 ? 4 : 0, 1, 0};
-      /* B per warp with a k-split of 8 or more: CTAs of one row group (KS
-       * warps, two CTAs per SM), where two row groups per CTA were 4-11% slower
-       * (H200, 4096 x 14336 and 4096 x 4096, m = 8 and 16, every format;
-       * NF4 m = 8 32.2 -> 29.5 us, Q2_0 g128 16.6 -> 15.5; bench/NOTES.md
-       * v20). */
-      const int wcap = KS >= 8 ? KS : 0;
-      c[nc++] = {T0, 0, 0, 0, 0, wcap};
-      c[nc++] = {1, 0, 0, 0, 0, wcap};
+      if (wcap) c[nc++] = {T0, 0, 0, 0, 0, wcap}, c[nc++] = {1, 0, 0, 0, 0, wcap};
+      c[nc++] = {T0, 0, 0, 0, 0, 0};
+      c[nc++] = {1, 0, 0, 0, 0, 0};
     } else if (one) {
       /* 16 warps with B in at most 2 phases before all of k with fewer warps
        * (8192 x 28672 f32 on the H200: 8 warps with all of k, NF4 77.6 us,
        * Q2_0 g64 66.8, g128 59.4; 16 warps, 2 phases: 67.9, 53.7, 50.8;
        * 4 phases: 72.2, 56.3, 64.8; bench/NOTES.md v6). Where all of k fits
        * 16 warps this is that launch (one phase). */
+      if (wcap) c[nc++] = {T0, 1, 0, 0, 0, wcap};
       c[nc++] = {T0, 1, 1, 2, 1, 0};
       c[nc++] = {T0, 1, 0, 0, 0, 0};
       if (!xmode_cut(xm)) c[nc++] = {T0, 0, 0, 0, 0, 0};
@@ -265,7 +270,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * B per warp at W 16 against per CTA at W 14, 4 phases: Q2_0 g64
        * bf16 m = 16 87 -> 72; bench/NOTES.md v8). */
       if (cd.bs && !tu.w)
-        for (int w : {kMaxWarps, wfill})
+        for (int w : {cd.wcap ? cd.wcap : kMaxWarps, cd.wcap ? 0 : wfill})
           for (int r = r0; w >= KS && r <= rtop && r <= rcap && r <= maxr && r <= 4 && smem == 0; r = next_r(r))
             fit(cd, w, r);
       for (int w = tu.w ? wtune : cd.wcap ? cd.wcap : kMaxWarps; w >= KS && smem == 0; w = tu.w ? 0 : w / 2)
@@ -273,6 +278,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
           if ((cd.w16 && w != (tu.w ? wtune : kMaxWarps)) || r > rcap) continue;
           fit(cd, w, r);
         }
+      if (cd.wcap && !tu.w && 2 * smem > d.smem_per_sm) smem = 0; /* two CTAs per SM, or the next candidate */
     }
     /* Q2_0 direct in one column group: the wide kernel (28 warps of one
      * tile, B per CTA) where its CTAs make one wave. Q2_0 is held by each
