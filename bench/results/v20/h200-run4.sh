@@ -35,8 +35,8 @@ echo "ab rc=$? ($((SECONDS - t0)) s)"; cat "$O/ab.txt"
 AB_DEADLINE=$((SECONDS + 15)) OUT=$O/ab-norm timeout 60 bash "$here/gpu-ab.sh" qgemv-cuda-V19.so.xz \
   --shape 4096x4096 --format all --dtype bf16,f32 --m 1 --rmsnorm > "$O/ab-norm.txt" 2> "$O/ab-norm-log.txt"
 echo "ab norm rc=$? ($((SECONDS - t0)) s)"; cat "$O/ab-norm.txt"
-left=$((380 - SECONDS + t0))
-if [ $left -gt 150 ]; then
+left=$((290 - SECONDS + t0))
+if [ $left -gt 140 ]; then
   GPU_DEADLINE=30 OUT=$O/rec timeout $left bash "$here/gpu-pack-run.sh" bench > "$O/rec.txt" 2>&1
   echo "record rc=$? ($((SECONDS - t0)) s)"; ls "$O/rec"; grep -E "read|llama|step" "$O/rec.txt" | head -12
 fi
