@@ -21,6 +21,15 @@
 #include "layout.h"
 #include "matvec_launch.h"
 
+/* Experiment: one activation row at a k-split of 8 in CTAs of one row
+ * group where two fit an SM (below, wcap). Timed on the H200 through
+ * QGEMV_CUDA_PLAN=w=8, the same geometry (bench/NOTES.md v20): 4096 x 4096
+ * 0.91-0.97x for every format and dtype, 4096 x 14336 bf16 within 1%;
+ * not yet run as the library (the suite on a GPU), so off. */
+#ifndef QGC_EXP_KS8_M1
+#define QGC_EXP_KS8_M1 0
+#endif
+
 /* Calls f(std::integral_constant<int, id>()) when layout id has kernels
  * here and returns true; else false. One switch over every layout, for
  * code that instantiates templates per layout. */
@@ -200,14 +209,13 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     qgc_cand c[9];
     int nc = 0;
     const bool one = a->m == 1;
-    /* With a k-split of 8 or more, B per warp (batched bf16 x) or all of k
-     * per CTA in one phase (one activation row) run in CTAs of one row
-     * group (KS warps) where two of them fit per SM, not two row groups
-     * per CTA (H200, 4096 x 14336 and 4096 x 4096: batched bf16 0.90-0.95x
-     * the time, m = 1 at 4096 x 4096 0.91-0.97x, at 4096 x 14336 bf16
-     * within 1%; bench/NOTES.md v20). Where one CTA of one row group
-     * fills an SM's shared memory, its CTAs make two waves (4096 x 14336
-     * f32 m = 1: 1.13-1.15x slower). */
+    /* With a k-split of 8 or more, B per warp (batched bf16 x), and with
+     * QGC_EXP_KS8_M1 all of k per CTA in one phase (one activation row),
+     * run in CTAs of one row group (KS warps) where two of them fit per
+     * SM, not two row groups per CTA (H200, 4096 x 14336 and 4096 x 4096:
+     * batched bf16 0.90-0.95x the time; bench/NOTES.md v20). Where one CTA
+     * of one row group fills an SM's shared memory, its CTAs make two
+     * waves (4096 x 14336 f32 m = 1: 1.13-1.15x slower). */
     const int wcap = KS >= 8 ? KS : 0;
     if ((xm == kDirect || xm == kS1 || xm == kDG) && !one) {
       /* Batched bf16 x with KS <= 4: the 4-8 row groups of a CTA would each
@@ -226,7 +234,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * Q2_0 g64 66.8, g128 59.4; 16 warps, 2 phases: 67.9, 53.7, 50.8;
        * 4 phases: 72.2, 56.3, 64.8; bench/NOTES.md v6). Where all of k fits
        * 16 warps this is that launch (one phase). */
-      if (wcap) c[nc++] = {T0, 1, 0, 0, 0, wcap};
+      if (wcap && QGC_EXP_KS8_M1) c[nc++] = {T0, 1, 0, 0, 0, wcap};
       c[nc++] = {T0, 1, 1, 2, 1, 0};
       c[nc++] = {T0, 1, 0, 0, 0, 0};
       if (!xmode_cut(xm)) c[nc++] = {T0, 0, 0, 0, 0, 0};
