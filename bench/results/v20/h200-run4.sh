@@ -1,6 +1,7 @@
 #!/bin/bash
-# v20 run 4 (issue 13), NOT RUN: the session's device time ran out (three
-# refused starts cost about 350 s). It is the next session's first step.
+# v20 run 4 (issue 13), NOT RUN: the session's device time ran out (six
+# calls that got no machine cost about 480 s). It is the next session's
+# first step.
 # Run 3's overrides found w=8 (CTAs of one row group, two per SM)
 # 0.91-0.97x at 4096 x 4096 m = 1 for every format and dtype, within 1% at
 # 4096 x 14336 bf16, 1.13-1.15x slower at 4096 x 14336 f32 (its CTAs fill
