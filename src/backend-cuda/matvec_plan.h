@@ -215,8 +215,11 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
      * SM, not two row groups per CTA (H200, 4096 x 14336 and 4096 x 4096:
      * batched bf16 0.90-0.95x the time; bench/NOTES.md v20). Where one CTA
      * of one row group fills an SM's shared memory, its CTAs make two
-     * waves (4096 x 14336 f32 m = 1: 1.13-1.15x slower). */
-    const int wcap = KS >= 8 ? KS : 0;
+     * waves (4096 x 14336 f32 m = 1: 1.13-1.15x slower). Only where a
+     * warp takes one tile (T0): GB10's plan at these shapes is one row
+     * group of two tiles per warp already, which this has not been
+     * measured against. */
+    const int wcap = KS >= 8 && T0 == 1 ? KS : 0;
     if ((xm == kDirect || xm == kS1 || xm == kDG) && !one) {
       /* Batched bf16 x with KS <= 4: the 4-8 row groups of a CTA would each
        * build B per warp; B per CTA in phases with 16 warps is faster where
