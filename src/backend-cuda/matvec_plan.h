@@ -228,7 +228,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * 28672, KS 4, 4-16 phases: NF4 m = 8 160 -> 118 us, m = 16 253 ->
        * 187 us, Q2_0 m = 8 70 -> 59 us; plan sweeps, bench/NOTES.md v5, v6). */
       if (KS <= 4) c[nc++] = {T0, 1, 1, KS <= 2 ? 4 : 0, 1, 0};
-      if (wcap) c[nc++] = {T0, 0, 0, 0, 0, wcap}, c[nc++] = {1, 0, 0, 0, 0, wcap};
+      if (wcap) c[nc++] = {1, 0, 0, 0, 0, wcap};
       c[nc++] = {T0, 0, 0, 0, 0, 0};
       c[nc++] = {1, 0, 0, 0, 0, 0};
     } else if (one) {
@@ -237,7 +237,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * Q2_0 g64 66.8, g128 59.4; 16 warps, 2 phases: 67.9, 53.7, 50.8;
        * 4 phases: 72.2, 56.3, 64.8; bench/NOTES.md v6). Where all of k fits
        * 16 warps this is that launch (one phase). */
-      if (wcap && QGC_EXP_KS8_M1) c[nc++] = {T0, 1, 0, 0, 0, wcap};
+      if (wcap && QGC_EXP_KS8_M1) c[nc++] = {1, 1, 0, 0, 0, wcap};
       c[nc++] = {T0, 1, 1, 2, 1, 0};
       c[nc++] = {T0, 1, 0, 0, 0, 0};
       if (!xmode_cut(xm)) c[nc++] = {T0, 0, 0, 0, 0, 0};
