@@ -117,6 +117,16 @@ inline int64_t qgc_units(int64_t ntiles, int T, int G) {
   return (groups + G - 1) / G;
 }
 
+/* CTAs of W warps and smem bytes resident per SM: 128 registers per
+ * thread, and the 1 KB the runtime reserves per CTA beside its shared
+ * memory; at least 1. */
+inline int qgc_ctas_per_sm(const qgc_device_facts &d, int W, size_t smem) {
+  size_t occ = (size_t)(65536 / (128 * 32 * W));
+  const size_t by_smem = d.smem_per_sm / (smem + 1024);
+  if (by_smem < occ) occ = by_smem;
+  return occ < 1 ? 1 : (int)occ;
+}
+
 /* A candidate geometry: tiles per warp, B per CTA, and whether B may be
  * staged in phases (else all of k or not at all); maxr, w16: at most that
  * many phases, only with 16 warps (0: no limit); wcap: at most that many
@@ -289,7 +299,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
           if ((cd.w16 && w != (tu.w ? wtune : kMaxWarps)) || r > rcap) continue;
           fit(cd, w, r);
         }
-      if (cd.wcap && !tu.w && 2 * smem > d.smem_per_sm) smem = 0; /* two CTAs per SM, or the next candidate */
+      if (cd.wcap && !tu.w && smem && qgc_ctas_per_sm(d, W, smem) < 2) smem = 0; /* two CTAs per SM, or the next candidate */
     }
     /* Q2_0 direct in one column group: the wide kernel (28 warps of one
      * tile, B per CTA) where its CTAs make one wave. Q2_0 is held by each
@@ -338,11 +348,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   pl->T = t;
   pl->phases = phases;
   const int64_t groups = (Lw->ntiles + t - 1) / t, units = qgc_units(Lw->ntiles, t, pl->G);
-  size_t occ = (size_t)(65536 / (128 * 32 * W));
-  const size_t by_smem = d.smem_per_sm / (smem + 1024);
-  if (by_smem < occ) occ = by_smem;
-  if (occ < 1) occ = 1;
-  const int64_t cap = (int64_t)occ * d.sms;
+  const int64_t cap = (int64_t)qgc_ctas_per_sm(d, W, smem) * d.sms;
   pl->kc = KernelChoice{xm, ng, t, bs, (unsigned)(units < cap ? units : cap), (unsigned)(32 * W), smem};
 
   Params &p = pl->p;
