@@ -836,9 +836,9 @@ START_TEST(test_plan) {
           if (dev == &kH200 && pl.KS == 4) ck_assert_msg(pl.kc.block != 384u, "%s %lldx%lld m=%lld: 12 warps at KS 4",
                                                          F.name, (long long)s[0], (long long)s[1], (long long)m);
           /* KS 8 (4096 rows): CTAs of one row group, 8 warps, two per SM,
-           * for batched bf16 x (B per warp) and, with QGC_EXP_KS8_M1, for
-           * m = 1 where two fit an SM (all but f32 x at k = 14336, which
-           * keeps 16 warps) (v20) */
+           * for batched bf16 x (B per warp) (v20) and, with QGC_EXP_KS8_M1
+           * (the default), for m = 1 where two fit an SM (all but f32 x at
+           * k = 14336, which keeps 16 warps) (v21) */
           if (dev == &kH200 && pl.KS == 8 && (m == 1 || xt == QGEMV_BF16)) {
             const bool one_group = m > 1 || (QGC_EXP_KS8_M1 && (xt == QGEMV_BF16 || s[1] == 4096));
             ck_assert_msg(pl.kc.block == (one_group ? 256u : 512u) && pl.kc.grid == (one_group ? 256u : 128u),

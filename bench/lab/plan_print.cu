@@ -11,7 +11,8 @@
  *   nvcc /tmp/plan_print.o /tmp/plan_repack.o /tmp/plan_tune.o -o /tmp/plan_print
  * (BUILD: a configured build tree, for config.h; add -DQGC_EXP_...=N to
  * see a switch's plan). QGEMV_CUDA_PLAN is read as the library reads it,
- * so an override's geometry prints too. */
+ * so an override's geometry prints too. PLAN_PRINT_GB10=1 takes GB10's
+ * facts instead (48 SMs, 99 KB per block, 100 KB per SM). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +20,8 @@
 
 int main() {
   qgc_device_facts h200 = {132, 232448, 233472, true, {}};
+  const char *gb10 = getenv("PLAN_PRINT_GB10");
+  if (gb10 && *gb10 == '1') h200 = {48, 101376, 102400, true, {}};
   char err[256];
   if (!qgc_plan_tune_parse(getenv("QGEMV_CUDA_PLAN"), &h200.tune, err, sizeof err)) {
     fprintf(stderr, "plan_print: QGEMV_CUDA_PLAN: %s\n", err);
@@ -32,7 +35,7 @@ int main() {
   } fmts[] = {{QG_LAYOUT_NF4, QGEMV_NF4, 64, "nf4"},
               {QG_LAYOUT_Q2_G64, QGEMV_Q2_0, 64, "q2_0g64"},
               {QG_LAYOUT_Q2_G128, QGEMV_Q2_0, 128, "q2_0"}};
-  static const long shapes[][2] = {{28672, 8192}, {8192, 28672}, {14336, 4096}, {4096, 14336}, {4096, 4096}};
+  static const long shapes[][2] = {{28672, 8192}, {8192, 28672}, {14336, 4096}, {4096, 14336}, {4096, 4096}, {1024, 4096}};
   for (const auto &s : shapes)
     for (const auto &f : fmts)
       for (qgemv_dtype x : {QGEMV_F32, QGEMV_BF16})

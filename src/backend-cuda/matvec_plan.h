@@ -21,13 +21,12 @@
 #include "layout.h"
 #include "matvec_launch.h"
 
-/* Experiment: one activation row at a k-split of 8 in CTAs of one row
- * group where two fit an SM (below, wcap). Timed on the H200 through
- * QGEMV_CUDA_PLAN=w=8, the same geometry (bench/NOTES.md v20): 4096 x 4096
- * 0.91-0.97x for every format and dtype, 4096 x 14336 bf16 within 1%;
- * not yet run as the library (the suite on a GPU), so off. */
+/* One activation row at a k-split of 8 in CTAs of one row group where two
+ * fit an SM (below, wcap). On the H200 as the library against v19's
+ * (bench/NOTES.md v21, run 1): 4096 x 4096 0.90-0.98x, 4096 x 14336 within
+ * 1%, 1024 x 4096 Q2_0 0.86x. 0 restores v20's plan for A/B runs. */
 #ifndef QGC_EXP_KS8_M1
-#define QGC_EXP_KS8_M1 0
+#define QGC_EXP_KS8_M1 1
 #endif
 
 /* Calls f(std::integral_constant<int, id>()) when layout id has kernels
@@ -219,8 +218,8 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     qgc_cand c[9];
     int nc = 0;
     const bool one = a->m == 1;
-    /* With a k-split of 8 or more, B per warp (batched bf16 x), and with
-     * QGC_EXP_KS8_M1 all of k per CTA in one phase (one activation row),
+    /* With a k-split of 8 or more, B per warp (batched bf16 x) and all of
+     * k per CTA in one phase (one activation row, QGC_EXP_KS8_M1),
      * run in CTAs of one row group (KS warps) where two of them fit per
      * SM, not two row groups per CTA (H200, 4096 x 14336 and 4096 x 4096:
      * batched bf16 0.90-0.95x the time; bench/NOTES.md v20). Where one CTA
