@@ -845,6 +845,13 @@ START_TEST(test_plan) {
                           "%s %lldx%lld m=%lld: %u threads, %u CTAs", F.name, (long long)s[0], (long long)s[1],
                           (long long)m, pl.kc.block, pl.kc.grid);
           }
+          /* NF4 f32 batched at KS 4 (14336 x 4096): 8 warps, all of k's B
+           * in one phase, where 16 warps took two (v21) */
+          if (dev == &kH200 && F.f == QGEMV_NF4 && xt == QGEMV_F32 && m > 1 && s[0] == 14336)
+            ck_assert_msg(pl.KS == 4 && pl.kc.bs && pl.kc.block == (QGC_EXP_NF4_W8 ? 256u : 512u) &&
+                              pl.phases == (QGC_EXP_NF4_W8 ? 1 : 2),
+                          "NF4 14336x4096 f32 m=%lld: KS %d, bs %d, %u threads, %d phases", (long long)m, pl.KS,
+                          pl.kc.bs, pl.kc.block, pl.phases);
           /* B per CTA with 14 warps and at most 4 phases before 16 warps
            * with more phases or B per warp (v8) */
           if (dev == &kH200 && m == 16 && s[0] == 28672 && F.f == QGEMV_Q2_0)

@@ -28,6 +28,11 @@
 #ifndef QGC_EXP_KS8_M1
 #define QGC_EXP_KS8_M1 1
 #endif
+/* NF4 with f32 x, batched, at a k-split of 4 in CTAs of 8 warps with all
+ * of k's B (below). 0: v21 run 2's plan, for A/B runs. */
+#ifndef QGC_EXP_NF4_W8
+#define QGC_EXP_NF4_W8 1
+#endif
 
 /* Calls f(std::integral_constant<int, id>()) when layout id has kernels
  * here and returns true; else false. One switch over every layout, for
@@ -129,9 +134,10 @@ inline int qgc_ctas_per_sm(const qgc_device_facts &d, int W, size_t smem) {
 /* A candidate geometry: tiles per warp, B per CTA, and whether B may be
  * staged in phases (else all of k or not at all); maxr, w16: at most that
  * many phases, only with 16 warps (0: no limit); wcap: at most that many
- * warps (0: kMaxWarps). */
+ * warps (0: kMaxWarps); occ: taken only where that many CTAs fit an SM
+ * (0: any). */
 struct qgc_cand {
-  int t, bs, phased, maxr, w16, wcap;
+  int t, bs, phased, maxr, w16, wcap, occ;
 };
 
 /* The candidates QGEMV_CUDA_PLAN leaves (t, b, phases given): every
@@ -146,7 +152,7 @@ inline int qgc_tuned_cands(const qgc_plan_tune &tu, int T0, int tmax, qgc_cand *
         const int t = ts[ti];
         if (t > tmax || (tu.t && t != tu.t) || (tu.b && bs != (tu.b == QGC_B_CTA))) continue;
         if (tu.phases > 1 && !phased) continue;
-        c[nc++] = {t, bs, phased, 0, 0, 0};
+        c[nc++] = {t, bs, phased, 0, 0, 0, 0};
       }
   return nc;
 }
@@ -236,30 +242,38 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * 116 -> 81 us, m = 16 286 -> 153 us; Q2_0 m = 8 54 -> 47 us; 8192 x
        * 28672, KS 4, 4-16 phases: NF4 m = 8 160 -> 118 us, m = 16 253 ->
        * 187 us, Q2_0 m = 8 70 -> 59 us; plan sweeps, bench/NOTES.md v5, v6). */
-      if (KS <= 4) c[nc++] = {T0, 1, 1, KS <= 2 ? 4 : 0, 1, 0};
-      if (wcap) c[nc++] = {1, 0, 0, 0, 0, wcap};
-      c[nc++] = {T0, 0, 0, 0, 0, 0};
-      c[nc++] = {1, 0, 0, 0, 0, 0};
+      if (KS <= 4) c[nc++] = {T0, 1, 1, KS <= 2 ? 4 : 0, 1, 0, 0};
+      if (wcap) c[nc++] = {1, 0, 0, 0, 0, wcap, 2};
+      c[nc++] = {T0, 0, 0, 0, 0, 0, 0};
+      c[nc++] = {1, 0, 0, 0, 0, 0, 0};
     } else if (one) {
       /* 16 warps with B in at most 2 phases before all of k with fewer warps
        * (8192 x 28672 f32 on the H200: 8 warps with all of k, NF4 77.6 us,
        * Q2_0 g64 66.8, g128 59.4; 16 warps, 2 phases: 67.9, 53.7, 50.8;
        * 4 phases: 72.2, 56.3, 64.8; bench/NOTES.md v6). Where all of k fits
        * 16 warps this is that launch (one phase). */
-      if (wcap && QGC_EXP_KS8_M1) c[nc++] = {1, 1, 0, 0, 0, wcap};
-      c[nc++] = {T0, 1, 1, 2, 1, 0};
-      c[nc++] = {T0, 1, 0, 0, 0, 0};
-      if (!xmode_cut(xm)) c[nc++] = {T0, 0, 0, 0, 0, 0};
-      c[nc++] = {1, 1, 0, 0, 0, 0};
-      c[nc++] = {T0, 1, 1, 0, 0, 0};
-      c[nc++] = {1, 1, 1, 0, 0, 0};
-      c[nc++] = {T0, 0, 0, 0, 0, 0};
-      c[nc++] = {1, 0, 0, 0, 0, 0};
+      if (wcap && QGC_EXP_KS8_M1) c[nc++] = {1, 1, 0, 0, 0, wcap, 2};
+      c[nc++] = {T0, 1, 1, 2, 1, 0, 0};
+      c[nc++] = {T0, 1, 0, 0, 0, 0, 0};
+      if (!xmode_cut(xm)) c[nc++] = {T0, 0, 0, 0, 0, 0, 0};
+      c[nc++] = {1, 1, 0, 0, 0, 0, 0};
+      c[nc++] = {T0, 1, 1, 0, 0, 0, 0};
+      c[nc++] = {1, 1, 1, 0, 0, 0, 0};
+      c[nc++] = {T0, 0, 0, 0, 0, 0, 0};
+      c[nc++] = {1, 0, 0, 0, 0, 0, 0};
     } else {
-      c[nc++] = {T0, 1, 1, 0, 0, 0};
-      c[nc++] = {1, 1, 1, 0, 0, 0};
-      c[nc++] = {T0, 0, 0, 0, 0, 0};
-      c[nc++] = {1, 0, 0, 0, 0, 0};
+      /* NF4 with f32 x at a k-split of 4: 8 warps with all of k's B in one
+       * phase before 16 warps in phases (H200, 14336 x 4096: m = 8 43.4 ->
+       * 39.2 us, m = 16 86.7 -> 80.4 through QGEMV_CUDA_PLAN=w=8; Q2_0's
+       * three terms were not faster, g128 m = 8 33 -> 53; bench/NOTES.md
+       * v20, v21). Only where that fits: 4 warps were not measured. */
+      if (Fmt<L>::kNF4 && KS == 4 && xm == kS2 && !norm && QGC_EXP_NF4_W8 &&
+          qgc_fit<L>(Lw->k, Lw->nch, d, true, 8, 1, ng, ncols, KS, 1, xm) > 0)
+        c[nc++] = {1, 1, 0, 0, 0, 8, 0};
+      c[nc++] = {T0, 1, 1, 0, 0, 0, 0};
+      c[nc++] = {1, 1, 1, 0, 0, 0, 0};
+      c[nc++] = {T0, 0, 0, 0, 0, 0, 0};
+      c[nc++] = {1, 0, 0, 0, 0, 0, 0};
     }
     if (tu.t || tu.b || tu.phases) nc = qgc_tuned_cands(tu, T0, tmax, c);
     if (!warp_b_ok(xm, ng)) { /* B per CTA only (b=warp: nothing fits) */
@@ -298,7 +312,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
           if ((cd.w16 && w != (tu.w ? wtune : kMaxWarps)) || r > rcap) continue;
           fit(cd, w, r);
         }
-      if (cd.wcap && !tu.w && smem && qgc_ctas_per_sm(d, W, smem) < 2) smem = 0; /* two CTAs per SM, or the next candidate */
+      if (cd.occ && !tu.w && smem && qgc_ctas_per_sm(d, W, smem) < cd.occ) smem = 0; /* or the next candidate */
     }
     /* Q2_0 direct in one column group: the wide kernel (28 warps of one
      * tile, B per CTA) where its CTAs make one wave. Q2_0 is held by each
