@@ -13,7 +13,9 @@
 # the H200: a shape's k-split is the same for every m, so it is chosen for
 # m = 1 and batched together), batched_ks8 (bf16 x, m = 8 and 16 at the
 # shapes of k-split 8: B per CTA in phases against the plan's B per warp),
-# int
+# waves (f32 and bf16 x, m = 8 and 16 at 28672x8192, k-split 2, and
+# 8192x28672, k-split 4 on the H200: fewer warps per CTA, so more units
+# for the persistent grid to spread over the SMs), int
 # (Q2_0 bf16 x, every shape, m = 1, 8, 16: the direct bf16 mma against the
 # integer mma, x=int), wide28 (bf16 x, m = 1 and 8 at 28672x8192 and
 # 14336x4096: the wide kernel, w=28, against the plan). Needs
@@ -91,6 +93,13 @@ group_batched_ks4() {
 group_wide28() {
   sweep wide28 "--shape 28672x8192 --shape 14336x4096 --format all --dtype bf16 --m 1,8" \
     "" "w=28,t=1" "w=28,t=1,phases=2" "w=28,t=1,phases=4"
+}
+
+# The plan's 16 warps make 224 units at 28672 x 8192 batched (1.7 waves
+# of units on 132 SMs); 14 warps make 256 (1.94), 12 make 299 (2.27).
+group_waves() {
+  sweep waves "--shape 28672x8192 --format all --dtype f32,bf16 --m 8,16" "" "w=14" "w=12" "w=10"
+  sweep waves "--shape 8192x28672 --format all --dtype f32,bf16 --m 8,16" "" "w=12" "w=8"
 }
 
 group_int() {

@@ -7,7 +7,10 @@
  * y[M,N] = W[N,K] x[M,K]^T through ggml_mul_mat on the CPU backend, the
  * weight in the CPU_REPACK buffer (repack 1), AMX (2) or plain (0);
  * weights rotated over enough copies to exceed the working set; prints the
- * median and best time of the samples and the weight GB/s at the median. */
+ * median and best time of the samples and the weight GB/s at the median.
+ * M and THREADS may be comma lists ("1,8", "16,8,4,2,1"): every pair is
+ * timed on the same weight copies, which are made once (the quantization
+ * and the copies take far longer than the timing). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +33,21 @@ static int cmp(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* A comma list of positive integers into v (at most cap); its length, or
+ * -1 when it is not one. */
+static int parse_list(const char *s, int *v, int cap) {
+  int n = 0;
+  while (*s) {
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (end == s || x <= 0 || x > 1 << 20 || n == cap) return -1;
+    v[n++] = (int)x;
+    s = *end == ',' ? end + 1 : end;
+    if (*end && *end != ',') return -1;
+  }
+  return n;
+}
+
 static enum ggml_type type_of(const char *s) {
   if (!strcmp(s, "q4_0")) return GGML_TYPE_Q4_0;
   if (!strcmp(s, "iq4_nl")) return GGML_TYPE_IQ4_NL;
@@ -48,14 +66,17 @@ int main(int argc, char **argv) {
     return 2;
   }
   enum ggml_type type = type_of(argv[1]);
-  int64_t n = atoll(argv[2]), k = atoll(argv[3]), m = atoll(argv[4]);
-  int threads = atoi(argv[5]);
+  int64_t n = atoll(argv[2]), k = atoll(argv[3]);
+  int ms[16], nm = parse_list(argv[4], ms, 16), ts[16], nt = parse_list(argv[5], ts, 16);
+  if (nm <= 0 || nt <= 0) {
+    fprintf(stderr, "M and THREADS: positive integers, comma-separated, at most 16\n");
+    return 2;
+  }
   int repack = argc > 6 ? atoi(argv[6]) : 1;
   double ws_mb = argc > 7 ? atof(argv[7]) : 1100;
   double min_s = argc > 8 ? atof(argv[8]) : 2.0;
 
   ggml_backend_t be = ggml_backend_cpu_init();
-  ggml_backend_cpu_set_n_threads(be, threads);
   ggml_backend_dev_t dev = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
   ggml_backend_buffer_type_t buft = ggml_backend_dev_buffer_type(dev);
   const char *bname = "CPU";
@@ -105,39 +126,51 @@ int main(int argc, char **argv) {
   ggml_backend_buffer_set_usage(wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
   for (int c = 0; c < copies; c++) ggml_backend_tensor_set(W[c], wq, 0, wbytes);
 
-  /* One graph per copy: y = W x. */
-  size_t gmem = ggml_tensor_overhead() * (size_t)(3 * copies + 8) + ggml_graph_overhead() * (size_t)copies;
-  struct ggml_init_params gp = {.mem_size = gmem, .no_alloc = true};
-  struct ggml_context *gctx = ggml_init(gp);
-  struct ggml_tensor *x = ggml_new_tensor_2d(gctx, GGML_TYPE_F32, k, m);
-  struct ggml_cgraph **G = malloc(sizeof *G * (size_t)copies);
-  for (int c = 0; c < copies; c++) {
-    G[c] = ggml_new_graph(gctx);
-    ggml_build_forward_expand(G[c], ggml_mul_mat(gctx, W[c], x));
-  }
-  ggml_backend_buffer_t gbuf = ggml_backend_alloc_ctx_tensors(gctx, be);
-  (void)gbuf;
-  float *xf = malloc(sizeof(float) * (size_t)(k * m));
-  for (int64_t i = 0; i < k * m; i++) {
-    s = s * 1664525u + 1013904223u;
-    xf[i] = (float)((s >> 8) / 16777216.0 - 0.5);
-  }
-  ggml_backend_tensor_set(x, xf, 0, sizeof(float) * (size_t)(k * m));
-
+  float *xf = NULL;
   int next = 0;
-  for (int i = 0; i < copies; i++) ggml_backend_graph_compute(be, G[(next++) % copies]);
-  int cap = 100000, cnt = 0;
-  double *t = malloc(sizeof(double) * (size_t)cap);
-  double start = now();
-  while (cnt < cap && (cnt < 10 || now() - start < min_s)) {
-    double t0 = now();
-    ggml_backend_graph_compute(be, G[(next++) % copies]);
-    t[cnt++] = now() - t0;
+  for (int mi = 0; mi < nm; mi++) {
+    const int64_t m = ms[mi];
+    /* One graph per copy: y = W x. */
+    size_t gmem = ggml_tensor_overhead() * (size_t)(3 * copies + 8) + ggml_graph_overhead() * (size_t)copies;
+    struct ggml_init_params gp = {.mem_size = gmem, .no_alloc = true};
+    struct ggml_context *gctx = ggml_init(gp);
+    struct ggml_tensor *x = ggml_new_tensor_2d(gctx, GGML_TYPE_F32, k, m);
+    struct ggml_cgraph **G = malloc(sizeof *G * (size_t)copies);
+    for (int c = 0; c < copies; c++) {
+      G[c] = ggml_new_graph(gctx);
+      ggml_build_forward_expand(G[c], ggml_mul_mat(gctx, W[c], x));
+    }
+    ggml_backend_buffer_t gbuf = ggml_backend_alloc_ctx_tensors(gctx, be);
+    xf = realloc(xf, sizeof(float) * (size_t)(k * m));
+    for (int64_t i = 0; i < k * m; i++) {
+      s = s * 1664525u + 1013904223u;
+      xf[i] = (float)((s >> 8) / 16777216.0 - 0.5);
+    }
+    ggml_backend_tensor_set(x, xf, 0, sizeof(float) * (size_t)(k * m));
+    for (int ti = 0; ti < nt; ti++) {
+      const int threads = ts[ti];
+      ggml_backend_cpu_set_n_threads(be, threads);
+      for (int i = 0; i < copies; i++) ggml_backend_graph_compute(be, G[(next++) % copies]);
+      int cap = 100000, cnt = 0;
+      double *t = malloc(sizeof(double) * (size_t)cap);
+      double start = now();
+      while (cnt < cap && (cnt < 10 || now() - start < min_s)) {
+        double t0 = now();
+        ggml_backend_graph_compute(be, G[(next++) % copies]);
+        t[cnt++] = now() - t0;
+      }
+      qsort(t, (size_t)cnt, sizeof *t, cmp);
+      double med = t[cnt / 2];
+      printf("ggml %s buft=%s n=%lld k=%lld m=%lld threads=%d copies=%d ws=%.0fMB samples=%d median_ms=%.3f "
+             "min_ms=%.3f GB/s=%.2f\n",
+             ggml_type_name(type), bname, (long long)n, (long long)k, (long long)m, threads, copies,
+             copies * (double)wbytes / 1e6, cnt, med * 1e3, t[0] * 1e3, (double)wbytes / med / 1e9);
+      fflush(stdout);
+      free(t);
+    }
+    ggml_backend_buffer_free(gbuf);
+    ggml_free(gctx);
+    free(G);
   }
-  qsort(t, (size_t)cnt, sizeof *t, cmp);
-  double med = t[cnt / 2];
-  printf("ggml %s buft=%s n=%lld k=%lld m=%lld threads=%d copies=%d ws=%.0fMB samples=%d median_ms=%.3f min_ms=%.3f GB/s=%.2f\n",
-         ggml_type_name(type), bname, (long long)n, (long long)k, (long long)m, threads, copies,
-         copies * (double)wbytes / 1e6, cnt, med * 1e3, t[0] * 1e3, (double)wbytes / med / 1e9);
   return 0;
 }
