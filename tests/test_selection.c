@@ -10,6 +10,8 @@
 #include <check.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <omp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +96,7 @@ static void env_reset(const char *plugin_path) {
   unsetenv("QGEMV_DEVICE");
   unsetenv("QGEMV_CPU_ISA");
   unsetenv("QGEMV_NUM_THREADS");
+  unsetenv("QGEMV_CPU_BIND");
   setenv("QGEMV_PLUGIN_PATH", plugin_path, 1);
 }
 
@@ -324,6 +327,80 @@ START_TEST(env_num_threads) {
 }
 END_TEST
 
+/* A 64 x 256 NF4 matvec on a fresh "cpu" context (QGEMV_CPU_BIND as set);
+ * y and the context's locality string out. */
+static void bind_matvec(const tu_weight *w, const float *x, float *y, char *locality, size_t size) {
+  qgemv_ctx *ctx = NULL;
+  EXPECT_OK(qgemv_open("cpu", &ctx));
+  qgemv_device_info info;
+  EXPECT_OK(qgemv_ctx_info(ctx, &info));
+  snprintf(locality, size, "%s", info.locality);
+  qgemv_weight *dw = NULL;
+  qgemv_tensor *tx = NULL, *ty = NULL;
+  EXPECT_OK(qgemv_weight_upload(ctx, &w->desc, &dw));
+  EXPECT_OK(qgemv_tensor_new(ctx, QGEMV_F32, 1, w->desc.k, &tx));
+  EXPECT_OK(qgemv_tensor_new(ctx, QGEMV_F32, 1, w->desc.n, &ty));
+  EXPECT_OK(qgemv_tensor_write(tx, x, sizeof(float) * (size_t)w->desc.k));
+  EXPECT_OK(qgemv_matvec(ctx, dw, tx, ty, NULL));
+  EXPECT_OK(qgemv_tensor_read(ty, y, sizeof(float) * (size_t)w->desc.n));
+  qgemv_tensor_free(tx);
+  qgemv_tensor_free(ty);
+  qgemv_weight_free(dw);
+  qgemv_close(ctx);
+}
+
+/* The CPU set of OpenMP thread 1 of a 2-thread team from this thread: the
+ * library's worker, when the runtime reuses its pool (libgomp does). */
+static bool worker_cpus(cpu_set_t *out) {
+  bool got = false;
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_thread_num() == 1) got = sched_getaffinity(0, sizeof *out, out) == 0;
+  }
+  return got;
+}
+
+START_TEST(env_cpu_bind) {
+  env_reset(empty_dir);
+  qgemv_ctx *ctx = NULL;
+  static const char *const bad[] = {"None", "core", "0", "spread"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    setenv("QGEMV_CPU_BIND", bad[i], 1);
+    EXPECT_ERR(QGEMV_ERR_INVALID_ARG, "QGEMV_CPU_BIND", qgemv_open("cpu", &ctx));
+  }
+  rng r = {.s = 0xb1d};
+  tu_weight w;
+  tu_weight_make(&r, DIST_NORMAL, QGEMV_NF4, 64, 64, 256, &w);
+  float x[256], y_cores[64], y_none[64];
+  for (int i = 0; i < 256; i++) x[i] = (float)rng_normal(&r);
+  char loc[128];
+  setenv("QGEMV_NUM_THREADS", "2", 1);
+  setenv("QGEMV_CPU_BIND", "cores", 1);
+  bind_matvec(&w, x, y_cores, loc, sizeof loc);
+  ck_assert_msg(strstr(loc, "QGEMV_CPU_BIND") == NULL, "cores: \"%s\"", loc);
+  cpu_set_t caller, bound, after;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof caller, &caller), 0);
+  const bool was_bound = worker_cpus(&bound) && CPU_COUNT(&bound) < CPU_COUNT(&caller);
+
+  setenv("QGEMV_CPU_BIND", "none", 1);
+  bind_matvec(&w, x, y_none, loc, sizeof loc);
+  ck_assert_msg(strstr(loc, "unbound (QGEMV_CPU_BIND=none)") != NULL, "none: \"%s\"", loc);
+  ck_assert_msg(memcmp(y_cores, y_none, sizeof y_none) == 0, "y differs between QGEMV_CPU_BIND=cores and none");
+  /* The worker the "cores" context bound runs anywhere again. */
+  if (was_bound) {
+    ck_assert(worker_cpus(&after));
+    ck_assert_msg(CPU_EQUAL(&after, &caller), "QGEMV_CPU_BIND=none left the worker on %d of the process's %d CPUs",
+                  CPU_COUNT(&after), CPU_COUNT(&caller));
+  } else {
+    fprintf(stderr, "env_cpu_bind: the worker was not bound narrower than the process (one core, OMP_PROC_BIND, "
+                    "or a runtime that does not reuse its pool): the release is not checked here\n");
+  }
+  setenv("QGEMV_CPU_BIND", "", 1); /* empty: the default */
+  expect_opens("cpu", "cpu");
+  tu_weight_free(&w);
+}
+END_TEST
+
 /* ---- registry, version -------------------------------------------------- */
 
 START_TEST(backend_list_and_probe) {
@@ -432,6 +509,7 @@ static Suite *selection_suite(void) {
   tcase_add_test(spec, env_backend);
   tcase_add_test(spec, env_cpu_isa);
   tcase_add_test(spec, env_num_threads);
+  tcase_add_test(spec, env_cpu_bind);
   tcase_add_test(spec, backend_list_and_probe);
   tcase_add_test(spec, version);
   tcase_add_test(spec, module_not_elf);

@@ -133,8 +133,8 @@ int out_close(const char *cmd, FILE *f, const char *path) {
 }
 
 const char *const tool_env_vars[] = {
-    "QGEMV_BACKEND", "QGEMV_DEVICE",   "QGEMV_CPU_ISA",   "QGEMV_NUM_THREADS",   "QGEMV_PLUGIN_PATH", "QGEMV_CUDA_PLAN",
-    "OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES",
+    "QGEMV_BACKEND",   "QGEMV_DEVICE",  "QGEMV_CPU_ISA", "QGEMV_NUM_THREADS",    "QGEMV_CPU_BIND", "QGEMV_PLUGIN_PATH",
+    "QGEMV_CUDA_PLAN", "OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OPENBLAS_NUM_THREADS", "CUDA_VISIBLE_DEVICES",
 };
 const int tool_env_var_count = (int)(sizeof tool_env_vars / sizeof tool_env_vars[0]);
 

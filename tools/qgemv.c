@@ -24,7 +24,7 @@ static void usage(FILE *f) {
           "\n"
           "'qgemv <command> --help' describes a command's options; man qgemv has more.\n"
           "Environment: QGEMV_BACKEND, QGEMV_DEVICE, QGEMV_CPU_ISA, QGEMV_NUM_THREADS,\n"
-          "QGEMV_PLUGIN_PATH.\n");
+          "QGEMV_CPU_BIND, QGEMV_PLUGIN_PATH.\n");
 }
 
 int main(int argc, char **argv) {

@@ -14,6 +14,11 @@
  * workers take cores 1, 2, ... and leave core 0 free, where the scheduler
  * then runs the caller. When the user asked the OpenMP runtime to bind
  * (OMP_PROC_BIND / OMP_PLACES), that choice wins and we bind nothing.
+ * QGEMV_CPU_BIND=none binds nothing either, and gives workers that an
+ * earlier context bound the whole process set back: in a VM whose vCPUs
+ * hide which of them share a physical core, "one per core" can put two
+ * workers on one (the H200 machine's host: NF4 at 4 threads 1.6x slower
+ * on vCPUs 0-3 than on 0,2,4,6; bench/NOTES-cpu.md v21).
  *
  * Caveats, for the documentation: the workers are the OpenMP runtime's
  * pool for the calling thread, so an application's own parallel regions
@@ -23,6 +28,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -68,6 +74,14 @@ qgemv_status qg_cpu_threads_init(qg_cpu_threads *th, int count) {
   th->cores = NULL;
   th->core_of = NULL;
   th->bind = false;
+  th->all = NULL;
+  const char *want = getenv("QGEMV_CPU_BIND");
+  bool none = want && strcmp(want, "none") == 0;
+  if (want && *want && !none && strcmp(want, "cores") != 0)
+    return qg_cpu_fail(QGEMV_ERR_INVALID_ARG,
+                       "QGEMV_CPU_BIND=%.32s: use cores (one worker thread per core, the default) or none (the "
+                       "operating system places the threads)",
+                       want);
   hwloc_topology_t t = qg_topology();
 #ifdef _OPENMP
   bool openmp_binds = omp_get_proc_bind() != omp_proc_bind_false;
@@ -76,6 +90,10 @@ qgemv_status qg_cpu_threads_init(qg_cpu_threads *th, int count) {
 #endif
   if (count == 1) return set_policy(th, "1 thread, caller not rebound"), QGEMV_OK;
   if (openmp_binds) return set_policy(th, "bound by OpenMP (OMP_PROC_BIND)"), QGEMV_OK;
+  if (none) {
+    th->all = t ? process_pus(t) : NULL;
+    return set_policy(th, "unbound (QGEMV_CPU_BIND=none)"), QGEMV_OK;
+  }
   hwloc_bitmap_t pus = t ? process_pus(t) : NULL;
   if (pus == NULL) return set_policy(th, "unbound (no hwloc topology)"), QGEMV_OK;
 
@@ -129,9 +147,15 @@ void qg_cpu_threads_fini(qg_cpu_threads *th) {
   th->core_of = NULL;
   th->ncores = 0;
   th->bind = false;
+  if (th->all) hwloc_bitmap_free(th->all);
+  th->all = NULL;
 }
 
 void qg_cpu_threads_enter(const qg_cpu_threads *th, int thread) {
+  if (th->all && bound_core != 0 && thread != 0) { /* QGEMV_CPU_BIND=none after a binding context */
+    if (hwloc_set_cpubind(qg_topology(), th->all, HWLOC_CPUBIND_THREAD) == 0) bound_core = 0;
+    return;
+  }
   if (!th->bind || thread == 0 || thread >= th->count) return;
   hwloc_const_bitmap_t set = th->cores[th->core_of[thread]];
   int want = hwloc_bitmap_first(set) + 1;

@@ -12,6 +12,8 @@ typedef struct qg_cpu_threads {
   hwloc_bitmap_t *cores; /* their PUs that the process may use */
   int *core_of;          /* per thread: index into cores */
   bool bind;             /* we bind workers (not OpenMP, not single-threaded) */
+  hwloc_bitmap_t all;    /* QGEMV_CPU_BIND=none: the process's PUs, given back
+                            to workers an earlier context bound; else NULL */
   char policy[64];
 } qg_cpu_threads;
 
@@ -19,7 +21,9 @@ typedef struct qg_cpu_threads {
  * the default thread count. */
 int qg_cpu_threads_cores(void);
 
-/* Plans the binding for `count` threads from the process topology. */
+/* Plans the binding for `count` threads from the process topology and
+ * QGEMV_CPU_BIND (cores, the default: one worker per core; none: the OS
+ * places the threads). */
 qgemv_status qg_cpu_threads_init(qg_cpu_threads *th, int count);
 void qg_cpu_threads_fini(qg_cpu_threads *th);
 /* Called by each thread at the top of every parallel region of the
