@@ -1,10 +1,11 @@
 /*
  * fuzz_spec: backend spec strings and the environment that selects a
- * backend (QGEMV_BACKEND, QGEMV_DEVICE, QGEMV_CPU_ISA, QGEMV_NUM_THREADS)
- * through qgemv_open / qgemv_close and qgemv_backend_probe.
+ * backend (QGEMV_BACKEND, QGEMV_DEVICE, QGEMV_CPU_ISA, QGEMV_NUM_THREADS,
+ * QGEMV_CPU_BIND) through qgemv_open / qgemv_close and qgemv_backend_probe.
  *
- * Input: a flags byte (spec NULL or given; which variables are set), then
- * up to five NUL-separated strings: the spec, then the four values.
+ * Input: a flags byte (bit 0: spec given, else NULL; bits 1-5: which
+ * variables are set; bit 6: query the context's info), then up to six
+ * NUL-separated strings: the spec, then the five values.
  *
  * Checked: no crash or leak; a failure leaves *out NULL with a message of
  * bounded length, and a status from the documented set; a success gives a
@@ -19,7 +20,9 @@
 
 #include "fuzz_common.h"
 
-static const char *const vars[4] = {"QGEMV_BACKEND", "QGEMV_DEVICE", "QGEMV_CPU_ISA", "QGEMV_NUM_THREADS"};
+enum { NVARS = 5 };
+static const char *const vars[NVARS] = {"QGEMV_BACKEND", "QGEMV_DEVICE", "QGEMV_CPU_ISA", "QGEMV_NUM_THREADS",
+                                        "QGEMV_CPU_BIND"};
 
 static bool known_status(qgemv_status s) { return s <= QGEMV_OK && s >= QGEMV_ERR_ABI; }
 
@@ -81,9 +84,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   const uint8_t flags = bytes[0];
   /* split the rest into NUL-terminated strings (copies, so that ASan sees
    * any read past each one's end) */
-  char *str[5] = {0};
+  char *str[NVARS + 1] = {0};
   const uint8_t *p = bytes + 1, *end = bytes + size;
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < NVARS + 1; i++) {
     const uint8_t *nul = p < end ? memchr(p, 0, (size_t)(end - p)) : NULL;
     size_t len = p < end ? (nul ? (size_t)(nul - p) : (size_t)(end - p)) : 0;
     str[i] = fz_alloc(len + 1);
@@ -95,8 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   /* putenv with buffers of our own: setenv would keep a copy of every
    * value ever set (glibc never frees them), growing without bound over
    * millions of inputs */
-  static char env[4][64 + 8192];
-  for (int i = 0; i < 4; i++) {
+  static char env[NVARS][64 + 8192];
+  for (int i = 0; i < NVARS; i++) {
     unsetenv(vars[i]);
     if (flags & (2 << i)) {
       snprintf(env[i], sizeof env[i], "%s=%.8191s", vars[i], str[i + 1]);
@@ -115,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   const char *effective = spec ? spec : (getenv("QGEMV_BACKEND") && *getenv("QGEMV_BACKEND") ? getenv("QGEMV_BACKEND") : "auto");
   if (!in_grammar(effective))
     FZ_CHECK(s1 != QGEMV_OK, "spec '%.64s' is outside the grammar but opened %s", effective, first);
-  if (spec && !strcmp(spec, "cpu") && !(flags & 0x1e))
+  if (spec && !strcmp(spec, "cpu") && !(flags & 0x3e))
     FZ_CHECK(s1 == QGEMV_OK && !strcmp(first, "cpu"), "\"cpu\" with a clean environment: %s (%s)",
              qgemv_status_str(s1), first);
 
@@ -128,6 +131,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size) {
   else
     FZ_CHECK(qgemv_last_error()[0] != '\0', "a failed probe without a message");
 
-  for (int i = 0; i < 5; i++) free(str[i]);
+  for (int i = 0; i < NVARS + 1; i++) free(str[i]);
   return 0;
 }

@@ -96,8 +96,9 @@ formats += sizes
 for name, data in formats:
     write("fuzz_formats", name, data)
 
-# ---- fuzz_spec: flags (1 spec given, 2/4/8/16 set BACKEND/DEVICE/ISA/THREADS,
-# 64 query ctx info), then spec NUL backend NUL device NUL isa NUL threads
+# ---- fuzz_spec: flags (1 spec given, 2/4/8/16/32 set
+# BACKEND/DEVICE/ISA/THREADS/CPU_BIND, 64 query ctx info), then spec NUL
+# backend NUL device NUL isa NUL threads NUL bind
 spec = [
     ("cpu", 1 | 64, ["cpu"]),
     ("auto", 1, ["auto"]),
@@ -125,7 +126,10 @@ spec = [
     ("env_threads_big", 16 | 1, ["cpu", "", "", "", "4097"]),
     ("env_threads_space", 16 | 1, ["cpu", "", "", "", " 4"]),
     ("env_threads_junk", 16 | 1, ["cpu", "", "", "", "2x"]),
-    ("everything", 0x7F, ["auto", "cuda:0", "0", "scalar", "2"]),
+    ("env_bind_none", 32 | 16 | 1 | 64, ["cpu", "", "", "", "2", "none"]),
+    ("env_bind_cores", 32 | 1, ["cpu", "", "", "", "", "cores"]),
+    ("env_bind_junk", 32 | 1, ["cpu", "", "", "", "", "spread"]),
+    ("everything", 0x7F, ["auto", "cuda:0", "0", "scalar", "2", "none"]),
 ]
 for name, flags, strs in spec:
     write("fuzz_spec", name, bytes([flags]) + b"\0".join(s.encode() for s in strs))
