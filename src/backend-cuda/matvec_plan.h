@@ -23,13 +23,13 @@
 
 /* One activation row at a k-split of 8 in CTAs of one row group where two
  * fit an SM (below, wcap). On the H200 as the library against v19's
- * (bench/NOTES.md v21, run 1): 4096 x 4096 0.90-0.98x, 4096 x 14336 within
- * 1%, 1024 x 4096 Q2_0 0.86x. 0 restores v20's plan for A/B runs. */
+ * (bench/NOTES.md v21, run 1): 4096 x 4096 0.90-0.99x, 4096 x 14336 within
+ * 1%. 0 restores v20's plan for A/B runs. */
 #ifndef QGC_EXP_KS8_M1
 #define QGC_EXP_KS8_M1 1
 #endif
 /* NF4 with f32 x, batched, at a k-split of 4 in CTAs of 8 warps with all
- * of k's B (below). 0: v21 run 2's plan, for A/B runs. */
+ * of k's B (below). 0: 3695774's plan, for A/B runs. */
 #ifndef QGC_EXP_NF4_W8
 #define QGC_EXP_NF4_W8 1
 #endif
@@ -133,9 +133,9 @@ inline int qgc_ctas_per_sm(const qgc_device_facts &d, int W, size_t smem) {
 
 /* A candidate geometry: tiles per warp, B per CTA, and whether B may be
  * staged in phases (else all of k or not at all); maxr, w16: at most that
- * many phases, only with 16 warps (0: no limit); wcap: at most that many
- * warps (0: kMaxWarps); occ: taken only where that many CTAs fit an SM
- * (0: any). */
+ * many phases, only with 16 warps (0: no limit); wcap: exactly that many
+ * warps (0: kMaxWarps, then fewer where they do not fit); occ: taken only
+ * where that many CTAs fit an SM (0: any). */
 struct qgc_cand {
   int t, bs, phased, maxr, w16, wcap, occ;
 };
@@ -266,10 +266,9 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * phase before 16 warps in phases (H200, 14336 x 4096: m = 8 43.4 ->
        * 39.2 us, m = 16 86.7 -> 80.4 through QGEMV_CUDA_PLAN=w=8; Q2_0's
        * three terms were not faster, g128 m = 8 33 -> 53; bench/NOTES.md
-       * v20, v21). Only where that fits: 4 warps were not measured. */
-      if (Fmt<L>::kNF4 && KS == 4 && xm == kS2 && !norm && QGC_EXP_NF4_W8 &&
-          qgc_fit<L>(Lw->k, Lw->nch, d, true, 8, 1, ng, ncols, KS, 1, xm) > 0)
-        c[nc++] = {1, 1, 0, 0, 0, 8, 0};
+       * v20, v21). Only where 8 warps fit (wcap is exact): 4 were not
+       * measured. */
+      if (Fmt<L>::kNF4 && KS == 4 && xm == kS2 && !norm && QGC_EXP_NF4_W8) c[nc++] = {1, 1, 0, 0, 0, 8, 0};
       c[nc++] = {T0, 1, 1, 0, 0, 0, 0};
       c[nc++] = {1, 1, 1, 0, 0, 0, 0};
       c[nc++] = {T0, 0, 0, 0, 0, 0, 0};
@@ -307,7 +306,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
         for (int w : {cd.wcap ? cd.wcap : kMaxWarps, cd.wcap ? 0 : wfill})
           for (int r = r0; w >= KS && r <= rtop && r <= rcap && r <= maxr && r <= 4 && smem == 0; r = next_r(r))
             fit(cd, w, r);
-      for (int w = tu.w ? wtune : cd.wcap ? cd.wcap : kMaxWarps; w >= KS && smem == 0; w = tu.w ? 0 : w / 2)
+      for (int w = tu.w ? wtune : cd.wcap ? cd.wcap : kMaxWarps; w >= KS && smem == 0; w = tu.w || cd.wcap ? 0 : w / 2)
         for (int r = r0; r <= rtop && r <= maxr && smem == 0; r = next_r(r)) {
           if ((cd.w16 && w != (tu.w ? wtune : kMaxWarps)) || r > rcap) continue;
           fit(cd, w, r);
