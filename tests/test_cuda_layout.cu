@@ -34,6 +34,7 @@ int phased_launches; /* emulated launches that staged B in phases */
 int b3_wide_launches; /* emulated kB3 launches of 32 columns (four groups) */
 int b3_g3_launches;   /* emulated kB3 launches of 24 columns (three groups) */
 int prmt_launches;    /* emulated NF4 launches with lookups in registers (nf4_prmt_steps) */
+int ng2t2_launches;   /* emulated NF4 launches of two column groups at two tiles (QGC_EXP_NG2T2) */
 int dg_launches[3];   /* emulated launches of the norm's bf16 mode (kNormBF: kDG, or kB2 with QGC_EXP_NORM_B2):
                          B per CTA for all of k, in phases, B per warp */
 
@@ -330,6 +331,7 @@ template <int L, int XM>
 void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   using F = Fmt<L>;
   constexpr int QB = F::QB, NEB = F::NEB, SPL = xmode_splits(XM), CH = F::CH;
+  constexpr int KT = xmode_kterms(XM), OC = xmode_ocols(XM); /* the terms in k: columns 2a, 2a + 1 per lane */
   const Params &p = pl.p;
   const int NG = pl.kc.ng, T = pl.kc.t, BS = pl.kc.bs, KS = p.KS, W = (int)pl.kc.block / 32;
   const bool bf = xmode_bf16(XM), phased = BS && p.phases > 1;
@@ -353,11 +355,13 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   b3_g3_launches += XM == kB3 && NG == 3;
   if (XM == kNormBF) dg_launches[!BS ? 2 : phased ? 1 : 0]++;
   const int64_t neb_k = p.k / F::BK;
-  ck_assert_int_le(p.ncols, 8 * NG);
+  ck_assert_int_le(p.ncols, 8 * NG * KT);
+  ck_assert_int_eq(p.ncols, p.m * SPL);
   /* NF4's lookups in registers, as the kernel takes them */
   const bool prmt = nf4_prmt_steps(NG, BS) != 0;
   ck_assert(nf4_prmt_steps(NG, BS) == 0 || nf4_prmt_steps(NG, BS) == 0x5);
   prmt_launches += F::kNF4 && prmt;
+  ng2t2_launches += F::kNF4 && NG == 2 && T == 2;
   ck_assert_int_eq(W % KS, 0);
   ck_assert_int_eq(W / KS, p.G);
   /* Blocks of k per column as staged (the same bits every CTA makes). */
@@ -408,17 +412,21 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
               for (int l = 0; l < 32; l++) {
                 const int g = l >> 2, t = l & 3;
                 for (int G = 0; G < NG; G++) {
-                  const int col = 8 * G + g, c0c = 8 * G + 2 * t;
-                  for (int q = 0; q < QB; q++)
-                    for (int j = 0; j < 8; j++)
-                      lb[l].w[G][q][j] =
-                          col < p.ncols ? bwords[((((size_t)geb * p.ncols + col) * 4 + t) * QB + q) * 8 + j] : 0u;
+                  const int c0c = KT * (8 * G + 2 * t);
+                  for (int kt = 0; kt < KT; kt++) {
+                    const int col = KT * (8 * G + g) + kt;
+                    for (int q = 0; q < QB; q++)
+                      for (int j = 0; j < 8; j++)
+                        lb[l].w[KT * G + kt][q][j] =
+                            col < p.ncols ? bwords[((((size_t)geb * p.ncols + col) * 4 + t) * QB + q) * 8 + j] : 0u;
+                  }
                   lb[l].p0[G] = bf ? 1.0f : c0c < p.ncols ? bp[geb * p.ncols + c0c] : 0.0f;
-                  lb[l].p1[G] = bf ? 1.0f : c0c + 1 < p.ncols ? bp[geb * p.ncols + c0c + 1] : 0.0f;
+                  lb[l].p1[G] = bf ? 1.0f : c0c + KT < p.ncols ? bp[geb * p.ncols + c0c + KT] : 0.0f;
                 }
                 if (!BS && p.gamma != nullptr && t == 0)
                   for (int G = 0; G < NG; G++)
-                    if (8 * G + g < p.ncols) ssw[(size_t)wi * NG * 8 + G * 8 + g] += bq[geb * p.ncols + 8 * G + g];
+                    if (KT * (8 * G + g) < p.ncols)
+                      ssw[(size_t)wi * NG * 8 + G * 8 + g] += bq[geb * p.ncols + KT * (8 * G + g)];
               }
               for (int tt = 0; tt < T; tt++) {
                 static float c[4][32][4], c2[4][32][4];
@@ -427,7 +435,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
                 for (int q = 0; q < QB; q++) {
                   const int blk = eb * QB + q;
                   for (int s = 0; s < 4; s++) {
-                    static uint32_t a[32][4], a2[32][4], b0[4][32], b1[4][32];
+                    static uint32_t a[32][4], a2[32][4], b0[4][32], b1[4][32], b2[4][32], b3[4][32];
                     for (int l = 0; l < 32; l++) {
                       const int g = l >> 2;
                       const uint32_t lane8 = 8u * (l & 15);
@@ -459,11 +467,29 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
                         }
                       }
                       for (int G = 0; G < NG; G++) {
-                        b0[G][l] = lb[l].w[G][q][2 * s];
-                        b1[G][l] = lb[l].w[G][q][2 * s + 1];
+                        if (KT == 2) { /* the k halves of the step: (first term, second term) of each */
+                          b0[G][l] = lb[l].w[2 * G][q][2 * s], b1[G][l] = lb[l].w[2 * G + 1][q][2 * s];
+                          b2[G][l] = lb[l].w[2 * G][q][2 * s + 1], b3[G][l] = lb[l].w[2 * G + 1][q][2 * s + 1];
+                        } else {
+                          b0[G][l] = lb[l].w[G][q][2 * s];
+                          b1[G][l] = lb[l].w[G][q][2 * s + 1];
+                        }
                       }
                     }
                     for (int G = 0; G < NG; G++) {
+                      if (KT == 2) { /* block_mma's order: c, c2 of the first half, then of the second */
+                        static uint32_t h0[32][4], h1[32][4], g0[32][4], g1[32][4];
+                        for (int l = 0; l < 32; l++)
+                          for (int i = 0; i < 4; i++) {
+                            h0[l][i] = a[l][i & 1], h1[l][i] = a[l][2 + (i & 1)];
+                            g0[l][i] = a2[l][i & 1], g1[l][i] = a2[l][2 + (i & 1)];
+                          }
+                        mma_emul(false, h0, &b0[G], &b1[G], c[G]);
+                        mma_emul(false, g0, &b0[G], &b1[G], c2[G]);
+                        mma_emul(false, h1, &b2[G], &b3[G], c[G]);
+                        mma_emul(false, g1, &b2[G], &b3[G], c2[G]);
+                        continue;
+                      }
                       mma_emul(bf, a, &b0[G], &b1[G], c[G]);
                       if (F::kNF4) mma_emul(false, a2, &b0[G], &b1[G], c2[G]);
                     }
@@ -504,8 +530,8 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
         const int tile = (u * p.G + ogi) * T + tt;
         if (u * p.G + ogi >= p.T_groups || tile >= p.tiles) continue;
         float tot = 0.0f;
-        for (int spl = 0; spl < SPL; spl++) {
-          const int col = a * SPL + spl, cg = col >> 3, j = col & 7;
+        for (int spl = 0; spl < OC; spl++) {
+          const int col = a * OC + spl, cg = col >> 3, j = col & 7;
           const int ln = (r & 7) * 4 + (j >> 1), ri = (r >> 3) * 2 + (j & 1);
           float v = 0.0f;
           for (int s = 0; s < KS; s++) {
@@ -523,7 +549,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
               e = 0.0f;
               for (int64_t b = (int64_t)c0 * NEB; b < std::min((int64_t)c1 * NEB, neb_k); b++) e += bq[b * p.ncols + a * SPL];
             } else {
-              e = ssw[(size_t)(ogi * KS + s) * NG * 8 + a * SPL];
+              e = ssw[(size_t)(ogi * KS + s) * NG * 8 + a * OC];
             }
             q = s == 0 ? e : q + e;
           }
@@ -626,8 +652,10 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
     });
     ck_assert_msg(has, "layout %d has no kernels", (int)h.L.id);
     ck_assert_msg(groups_ok(pl.kc.xm, h.L.group, pl.kc.ng) && (pl.kc.bs || warp_b_ok(pl.kc.xm, pl.kc.ng)) && pl.kc.t >= 1 &&
-                      pl.kc.t <= (h.L.format == QGEMV_NF4 ? max_tiles<QGEMV_NF4>(pl.kc.ng, pl.kc.xm)
-                                                          : max_tiles<QGEMV_Q2_0>(pl.kc.ng, pl.kc.xm)),
+                      (pl.kc.t <= (h.L.format == QGEMV_NF4 ? max_tiles<QGEMV_NF4>(pl.kc.ng, pl.kc.xm)
+                                                           : max_tiles<QGEMV_Q2_0>(pl.kc.ng, pl.kc.xm)) ||
+                       (ng2t2_config(h.L.format == QGEMV_NF4, pl.kc.ng, pl.kc.t, pl.kc.bs) &&
+                        pl.kc.block <= 32u * kNg2T2Warps)),
                   "kernel choice ng %d t %d", pl.kc.ng, pl.kc.t);
   }
 }
@@ -846,8 +874,10 @@ START_TEST(test_plan) {
                           (long long)m, pl.kc.block, pl.kc.grid);
           }
           /* NF4 f32 batched at KS 4 (14336 x 4096): 8 warps, all of k's B
-           * in one phase, where 16 warps took two (v21) */
-          if (dev == &kH200 && F.f == QGEMV_NF4 && xt == QGEMV_F32 && m > 1 && s[0] == 14336)
+           * in one phase, where 16 warps took two (v21); with the terms in
+           * k (QGC_EXP_S2K) m = 16 is one launch, whose B takes phases */
+          if (dev == &kH200 && F.f == QGEMV_NF4 && xt == QGEMV_F32 && m > 1 && s[0] == 14336 &&
+              (!QGC_EXP_S2K || m <= 8))
             ck_assert_msg(pl.KS == 4 && pl.kc.bs && pl.kc.block == (QGC_EXP_NF4_W8 ? 256u : 512u) &&
                               pl.phases == (QGC_EXP_NF4_W8 ? 1 : 2),
                           "NF4 14336x4096 f32 m=%lld: KS %d, bs %d, %u threads, %d phases", (long long)m, pl.KS,
@@ -959,8 +989,9 @@ END_TEST
  * launch and every activation mode. */
 /* Every row of one batched call (n = 45, m = 19 unless given) against an m = 1 call
  * on that row, bit for bit, on device facts dev (format _i, x dtype xt & 1). */
-static void check_batched_rows(int _i, int xt, int norm, const qgc_device_facts &dev, int64_t k0, int64_t m = 19) {
-  const int64_t n = 45, k = tu_whole_blocks(_i, k0);
+static void check_batched_rows(int _i, int xt, int norm, const qgc_device_facts &dev, int64_t k0, int64_t m = 19,
+                               int64_t n = 45) {
+  const int64_t k = tu_whole_blocks(_i, k0);
   const Format F = format_at(_i);
   Case c = {_i, n, k, m, (qgemv_dtype)(xt & 1), QGEMV_F32, norm != 0, QGEMV_BF16, &dev, DIST_NORMAL};
   const std::vector<uint8_t> all = run_case(c, 7);
@@ -1015,6 +1046,15 @@ START_TEST(test_batched_rows) {
   for (int xt = 0; xt < 2; xt++) check_batched_rows(_i, xt, 0, w14, 1024);
   /* f32 x, three terms: ten rows in one launch of 32 columns (g128; with
    * QGC_EXP_B3G3 only where one launch then takes every row) */
+  /* NF4 in two column groups at two tiles per warp (QGC_EXP_NG2T2):
+   * on a device of 2 SMs, 224 rows are many tiles at a k-split of 2 */
+  if (format_at(_i).f == QGEMV_NF4) {
+    const qgc_device_facts two = {2, 232448, 233472, true, {}};
+    const int before = ng2t2_launches;
+    for (int xt = 0; xt < 2; xt++) check_batched_rows(_i, xt, 0, two, 512, 19, 224);
+    ck_assert_msg((ng2t2_launches > before) == (QGC_EXP_NG2T2 != 0), "%d launches of two column groups at two tiles",
+                  ng2t2_launches - before);
+  }
   if (format_at(_i).f == QGEMV_Q2_0 && format_at(_i).group == 128) {
     if (QGC_EXP_B3G3) check_batched_rows(_i, 0, 0, kH200, 384, 10);
     ck_assert_msg(b3_wide_launches > wide_before, "no launch of three bf16 terms took 32 columns");

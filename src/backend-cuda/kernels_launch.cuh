@@ -26,12 +26,20 @@ template <int L>
 struct Kernels {
   using F = Fmt<L>;
   static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3, X2 = kI4, X3 = kNormBF;
-  static constexpr int kCount = 54; /* [36]: the wide kernel (kWideWarps); [37]: QGC_EXP_WIDEB3's */
+  /* [36]: the wide kernel (kWideWarps); [37]: QGC_EXP_WIDEB3's; [54], [55]:
+   * NF4's two column groups at two tiles (QGC_EXP_NG2T2), one fp16 term
+   * and two */
+  static constexpr int kCount = 56;
   template <int I>
   static constexpr KernelFn fn() {
     if constexpr (I == 36) {
       static_assert(wide_config(F::kNF4, X0, 1, 1, 1), "the wide kernel's configuration");
       return matvec_kernel<L, X0, 1, 1, 1, kWideWarps>;
+    } else if constexpr (I >= 54) {
+      if constexpr (ng2t2_config(F::kNF4, 2, 2, 1))
+        return matvec_kernel<L, I == 54 ? X0 : X1, 2, 2, 1, kNg2T2Warps>;
+      else
+        return nullptr;
     } else if constexpr (I == 37) {
       if constexpr (wide_config(F::kNF4, X1, 1, 1, 1))
         return matvec_kernel<L, X1, 1, 1, 1, kWideWarps>;
@@ -57,6 +65,7 @@ struct Kernels {
   static KernelFn at(int i) { return pick(i, std::make_integer_sequence<int, kCount>()); }
   static KernelFn of(const KernelChoice &c) {
     if (c.block > (unsigned)kMaxThreads) return at(c.xm == X1 ? 37 : 36);
+    if (ng2t2_config(F::kNF4, c.ng, c.t, c.bs)) return c.block <= 32u * kNg2T2Warps ? at(c.xm == X1 ? 55 : 54) : nullptr;
     if (c.ng == 3) return c.xm == X1 ? at(50 + (c.t - 1) * 2 + c.bs) : nullptr;
     return at((c.xm == X3 ? 38 : c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0) + (c.ng == 4 ? 2 : c.ng - 1) * 4 +
               (c.t - 1) * 2 + c.bs);

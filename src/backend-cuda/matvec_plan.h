@@ -182,9 +182,11 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
    * where x gamma in B takes three (kB3); or two (kB2, QGC_EXP_NORM_B2). */
   const bool dg = norm && a->x_dtype == QGEMV_BF16 && a->gamma_dtype == QGEMV_BF16;
   const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : dg ? kNormBF : kB3);
-  const int spl = xmode_splits(xm);
+  /* spl: staged columns per activation row; oc: the mma's output columns
+   * per row (fewer where the terms go in k, xmode_kterms) */
+  const int spl = xmode_splits(xm), oc = xmode_ocols(xm);
   int ng_top = 1; /* the fewest column groups that take every row, else the most */
-  for (int g = 2; g <= 4 && a->m * spl > 8 * ng_top; g++)
+  for (int g = 2; g <= 4 && a->m * oc > 8 * ng_top; g++)
     if (groups_ok(xm, Lw->group, g)) ng_top = g;
   /* Whether a warp may take two tiles (T0 below): enough tiles for the SMs. */
   const bool many_tiles = Lw->ntiles >= 4 * (int64_t)d.sms;
@@ -212,7 +214,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   /* Fewer column groups (more launches) where the most do not fit: kB3's
    * 32 columns next to a k-split of 8 (4096 rows on the H200). */
   for (ng = ng_top; ng >= 1 && smem == 0; ng = smem ? ng : ng == 3 ? 2 : ng / 2) {
-    pl->rows = a->m * spl <= 8 * ng ? (int)a->m : 8 * ng / spl;
+    pl->rows = a->m * oc <= 8 * ng ? (int)a->m : 8 * ng / oc;
     const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng, xm);
     const int ncols = pl->rows * spl, T0 = many_tiles ? tmax : 1;
 
@@ -235,6 +237,10 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
      * group of two tiles per warp already, which this has not been
      * measured against. */
     const int wcap = KS >= 8 && T0 == 1 ? KS : 0;
+    /* NF4 batched in two column groups at a k-split of 2: two tiles per
+     * warp in kNg2T2Warps warps (QGC_EXP_NG2T2), before one tile in 16. */
+    if (ng2t2_config(Fmt<L>::kNF4, ng, 2, 1) && !one && KS == 2 && many_tiles && !tu.t && !tu.w)
+      c[nc++] = {2, 1, 1, 0, 0, kNg2T2Warps, 0};
     if ((xm == kDirect || xm == kS1 || xm == kDG) && !one) {
       /* Batched bf16 x with KS <= 4: the 4-8 row groups of a CTA would each
        * build B per warp; B per CTA in phases with 16 warps is faster where
