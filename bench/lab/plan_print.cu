@@ -35,11 +35,18 @@ int main() {
   } fmts[] = {{QG_LAYOUT_NF4, QGEMV_NF4, 64, "nf4"},
               {QG_LAYOUT_Q2_G64, QGEMV_Q2_0, 64, "q2_0g64"},
               {QG_LAYOUT_Q2_G128, QGEMV_Q2_0, 128, "q2_0"}};
-  static const long shapes[][2] = {{28672, 8192}, {8192, 28672}, {14336, 4096}, {4096, 14336}, {4096, 4096}, {1024, 4096}};
-  for (const auto &s : shapes)
+  /* PLAN_PRINT_SMS: the device's SMs (the tests' small devices);
+   * PLAN_PRINT_SHAPE=NxK: that shape only */
+  const char *sms = getenv("PLAN_PRINT_SMS"), *one = getenv("PLAN_PRINT_SHAPE");
+  if (sms && atoi(sms) > 0) h200.sms = atoi(sms);
+  long shapes[][2] = {{28672, 8192}, {8192, 28672}, {14336, 4096}, {4096, 14336}, {4096, 4096}, {1024, 4096}};
+  int nshapes = 6;
+  if (one && sscanf(one, "%ldx%ld", &shapes[0][0], &shapes[0][1]) == 2) nshapes = 1;
+  for (int si = 0; si < nshapes; si++)
     for (const auto &f : fmts)
       for (qgemv_dtype x : {QGEMV_F32, QGEMV_BF16})
         for (int m : {1, 8, 16}) {
+          const long *s = shapes[si];
           qgemv_weight_desc d = {};
           d.format = f.f, d.n = s[0], d.k = s[1], d.group = f.group;
           qgc_layout L = qgc_layout();
