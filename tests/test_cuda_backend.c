@@ -619,28 +619,39 @@ START_TEST(test_wide_kernel) {
 END_TEST
 
 /* The plan's own wide kernel for batched Q2_0 g64 (28667 x 1024, bf16 x,
- * m = 8 on an H200: 128 CTAs of 28 warps at k-split 2, B per CTA; the
- * emulated test_plan checks that choice for this shape), against m = 1,
- * which takes 16 or 28 warps at the same k-split: every row the same
- * bits. Other formats and devices run the same check on their own plans. */
+ * m = 8 on an H200: 128 CTAs of 28 warps at k-split 2, B per CTA), and
+ * NF4's two column groups at two tiles per warp (bf16 x m = 16, f32 x
+ * m = 8: 128 CTAs of 14 warps, QGC_EXP_NG2T2), against m = 1, which
+ * takes other geometries at the same k-split: every row the same bits.
+ * The emulated test_plan checks those choices for this shape; other
+ * formats and devices run the same check on their own plans. */
 START_TEST(test_batched_wide_plan) {
   const int fi = _i;
-  const int64_t n = 28667, k = 1024, m = 8;
-  problem p;
-  problem_make(&p, 4242, DIST_NORMAL, fi, n, k, m, QGEMV_BF16, false, QGEMV_F32);
-  tu_guarded all = run_guarded(p.w, p.x, NULL, QGEMV_F32, m, n);
-  check_contract(&p, QGEMV_F32, all.mem, tu_format(fi).name);
-  for (int64_t r = 0; r < m; r += quick ? 7 : 1) {
-    qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * 2, QGEMV_BF16, 1, k);
-    tu_guarded one = run_guarded(p.w, xr, NULL, QGEMV_F32, 1, n);
-    ck_assert_msg(memcmp(one.mem, all.mem + (size_t)(r * n) * 4, (size_t)n * 4) == 0,
-                  "%s %lldx%lld: row %lld of the m=8 call differs from m=1", tu_format(fi).name, (long long)n,
-                  (long long)k, (long long)r);
-    tu_guarded_free(&one);
-    qgemv_tensor_free(xr);
+  const int64_t n = 28667, k = 1024;
+  const struct {
+    qgemv_dtype xt;
+    int64_t m;
+  } cases[] = {{QGEMV_BF16, 8}, {QGEMV_BF16, 16}, {QGEMV_F32, 8}};
+  for (int ci = 0; ci < 3; ci++) {
+    const qgemv_dtype xt = cases[ci].xt;
+    const int64_t m = cases[ci].m;
+    if (ci > 0 && tu_format(fi).format != QGEMV_NF4) continue;
+    problem p;
+    problem_make(&p, 4242 + (uint64_t)ci, DIST_NORMAL, fi, n, k, m, xt, false, QGEMV_F32);
+    tu_guarded all = run_guarded(p.w, p.x, NULL, QGEMV_F32, m, n);
+    check_contract(&p, QGEMV_F32, all.mem, tu_format(fi).name);
+    for (int64_t r = 0; r < m; r += quick ? 7 : 1) {
+      qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * tu_dtype_size(xt), xt, 1, k);
+      tu_guarded one = run_guarded(p.w, xr, NULL, QGEMV_F32, 1, n);
+      ck_assert_msg(memcmp(one.mem, all.mem + (size_t)(r * n) * 4, (size_t)n * 4) == 0,
+                    "%s %lldx%lld x %s: row %lld of the m=%lld call differs from m=1", tu_format(fi).name,
+                    (long long)n, (long long)k, dt(xt), (long long)r, (long long)m);
+      tu_guarded_free(&one);
+      qgemv_tensor_free(xr);
+    }
+    tu_guarded_free(&all);
+    problem_free(&p);
   }
-  tu_guarded_free(&all);
-  problem_free(&p);
 }
 END_TEST
 

@@ -860,6 +860,20 @@ START_TEST(test_plan) {
             ck_assert_msg(pt.kc.block == 896u && pt.KS == 2 && pt.kc.grid == 128u, "28667x1024 m=8: %u threads, KS %d",
                           pt.kc.block, pt.KS);
           }
+          /* NF4 in two column groups at two tiles per warp in 14 warps
+           * (QGC_EXP_NG2T2): bf16 x m = 16 and f32 x batched at a k-split
+           * of 2, here and at 28667 x 1024, where test_batched_wide_plan
+           * runs it on the GPU */
+          if (dev == &kH200 && F.f == QGEMV_NF4 && s[0] == 28672 && (xt == QGEMV_F32 ? m > 1 : m == 16)) {
+            PlanCall t;
+            plan_call(F, 28667, 1024, m, xt, t);
+            const qgc_plan pt = qgc_make_plan(&t.L, &t.a, *dev);
+            for (const qgc_plan *q : {&pl, &pt})
+              ck_assert_msg(q->kc.ng == 2 && (q->kc.t == 2) == (QGC_EXP_NG2T2 != 0) && q->KS == 2 &&
+                                q->kc.block == (QGC_EXP_NG2T2 ? 448u : 512u),
+                            "NF4 %s m=%lld: ng %d, t %d, KS %d, %u threads", xt == QGEMV_F32 ? "f32" : "bf16",
+                            (long long)m, q->kc.ng, q->kc.t, q->KS, q->kc.block);
+          }
           /* 12 warps at KS 4 made more than one wave of CTAs: never taken */
           if (dev == &kH200 && pl.KS == 4) ck_assert_msg(pl.kc.block != 384u, "%s %lldx%lld m=%lld: 12 warps at KS 4",
                                                          F.name, (long long)s[0], (long long)s[1], (long long)m);
