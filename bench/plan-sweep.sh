@@ -18,7 +18,9 @@
 # for the persistent grid to spread over the SMs), int
 # (Q2_0 bf16 x, every shape, m = 1, 8, 16: the direct bf16 mma against the
 # integer mma, x=int), wide28 (bf16 x, m = 1 and 8 at 28672x8192 and
-# 14336x4096: the wide kernel, w=28, against the plan). Needs
+# 14336x4096: the wide kernel, w=28, against the plan), ng2t2 (NF4, f32
+# x m = 8, 16 and bf16 x m = 16, at the shapes other than 28672x8192: two
+# tiles per warp in two column groups, t=2, at 16, 14 and 4 warps). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
 # Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
 # (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
@@ -100,6 +102,16 @@ group_wide28() {
 group_waves() {
   sweep waves "--shape 28672x8192 --format all --dtype f32,bf16 --m 8,16" "" "w=14" "w=12" "w=10"
   sweep waves "--shape 8192x28672 --format all --dtype f32,bf16 --m 8,16" "" "w=12" "w=8"
+}
+
+# NF4's two column groups at two tiles per warp (the kernel of 14 warps,
+# which the plan takes at k-split 2 only, QGC_EXP_NG2T2) at the other
+# shapes: 16 warps (taken down to 8), 14 (12 at KS 4, 8 at KS 8) and 4.
+group_ng2t2() {
+  sweep ng2t2 "--shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096 --format nf4 --dtype f32 --m 8,16" \
+    "" "t=2,b=cta" "t=2,b=cta,w=14" "t=2,b=cta,w=4"
+  sweep ng2t2 "--shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096 --format nf4 --dtype bf16 --m 16" \
+    "" "t=2,b=cta" "t=2,b=cta,w=14" "t=2,b=cta,w=4"
 }
 
 group_int() {

@@ -996,6 +996,20 @@ START_TEST(test_plan_tune) {
                    700 + (uint64_t)m);
         }
   }
+  /* t=2 for NF4's two column groups: the kernel of kNg2T2Warps warps
+   * (QGC_EXP_NG2T2) at a shape the plan leaves at one tile */
+  if (format_at(_i).f == QGEMV_NF4 && QGC_EXP_NG2T2) {
+    qgc_device_facts dev = kH200;
+    dev.tune = {4, 2, QGC_B_CTA, 0, 0, 0}; /* k-split 4: 8 warps of 2 row groups */
+    const int64_t n = 96, k = tu_whole_blocks(_i, 4096), m = 8;
+    PlanCall c;
+    plan_call(format_at(_i), n, k, m, QGEMV_F32, c);
+    const qgc_plan pl = qgc_make_plan(&c.L, &c.a, dev);
+    ck_assert_msg(pl.fits && pl.kc.ng == 2 && pl.kc.t == 2 && pl.kc.bs && pl.kc.block <= 32u * kNg2T2Warps,
+                  "t=2, NF4 f32 m=8: fits %d, ng %d, t %d, bs %d, %u threads", pl.fits, pl.kc.ng, pl.kc.t, pl.kc.bs,
+                  pl.kc.block);
+    run_case(Case{_i, n, k, m, QGEMV_F32, QGEMV_F32, false, QGEMV_F32, &dev, DIST_NORMAL}, 778);
+  }
 }
 END_TEST
 

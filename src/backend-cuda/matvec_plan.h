@@ -280,7 +280,10 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
       c[nc++] = {T0, 0, 0, 0, 0, 0, 0};
       c[nc++] = {1, 0, 0, 0, 0, 0, 0};
     }
-    if (tu.t || tu.b || tu.phases) nc = qgc_tuned_cands(tu, T0, tmax, c);
+    /* QGEMV_CUDA_PLAN t=2 for NF4's two column groups: the kernel of
+     * kNg2T2Warps warps, B per CTA, at any shape (plan-sweep's ng2t2) */
+    const bool ng2t2 = ng2t2_config(Fmt<L>::kNF4, ng, 2, 1) && tu.t == 2;
+    if (tu.t || tu.b || tu.phases) nc = qgc_tuned_cands(tu, ng2t2 ? 2 : T0, ng2t2 ? 2 : tmax, c);
     if (!warp_b_ok(xm, ng)) { /* B per CTA only (b=warp: nothing fits) */
       int kept = 0;
       for (int i = 0; i < nc; i++)
@@ -293,6 +296,9 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     const auto fit = [&](const qgc_cand &cd, int w, int r) {
       /* more than kMaxWarps: only the wide kernel's configuration */
       if (w > kMaxWarps && !(w <= kWideWarps && wide_config(Fmt<L>::kNF4, xm, ng, cd.t, cd.bs)))
+        return false;
+      /* NF4's two column groups at two tiles: only its own kernel's warps, B per CTA */
+      if (Fmt<L>::kNF4 && ng == 2 && cd.t == 2 && !(ng2t2_config(true, ng, 2, cd.bs) && w <= kNg2T2Warps))
         return false;
       if ((smem = qgc_fit<L>(Lw->k, Lw->nch, d, cd.bs != 0, w, cd.t, ng, ncols, KS, r, xm)) > 0)
         W = w, phases = r, t = cd.t, bs = cd.bs;
