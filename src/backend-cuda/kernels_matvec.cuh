@@ -76,7 +76,7 @@ __host__ __device__ constexpr int xmode_splits(int xm) {
  * activation row (m = 8 in 8 columns, two tiles per warp; m = 16 in one
  * launch). But one activation row then pays 4 mma per step where its two
  * columns took 2, and its bits must be the batched rows': on the H200 m = 1
- * 1.11-1.39x slower (28672 x 8192 f32 55.8 -> 77.8 us, the norm alike),
+ * 1.11-1.39x slower (28672 x 8192 f32 55.8 -> 77.4 us, the norm alike),
  * m = 8 0.78-0.96x, m = 16 0.87-1.48x (v22 run 2). */
 #ifndef QGC_EXP_S2K
 #define QGC_EXP_S2K 0
