@@ -65,7 +65,8 @@ struct Kernels {
   static KernelFn at(int i) { return pick(i, std::make_integer_sequence<int, kCount>()); }
   static KernelFn of(const KernelChoice &c) {
     if (c.block > (unsigned)kMaxThreads) return at(c.xm == X1 ? 37 : 36);
-    if (ng2t2_config(F::kNF4, c.ng, c.t, c.bs)) return c.block <= 32u * kNg2T2Warps ? at(c.xm == X1 ? 55 : 54) : nullptr;
+    if (ng2t2_config(F::kNF4, c.ng, c.t, c.bs))
+      return c.block <= 32u * kNg2T2Warps ? at(c.xm == X1 ? 55 : 54) : nullptr;
     if (c.ng == 3) return c.xm == X1 ? at(50 + (c.t - 1) * 2 + c.bs) : nullptr;
     return at((c.xm == X3 ? 38 : c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0) + (c.ng == 4 ? 2 : c.ng - 1) * 4 +
               (c.t - 1) * 2 + c.bs);

@@ -813,32 +813,34 @@ QGC_UNROLL
       constexpr bool kClamp = !F::kNF4 && NG < 4;
 QGC_UNROLL
       for (int kt = 0; kt < KT; ++kt) { /* the terms in k: columns 2a and 2a + 1 */
-      const int col = kClamp ? min(8 * G + g, p.ncols - 1) : KT * (8 * G + g) + kt;
+        const int col = kClamp ? min(8 * G + g, p.ncols - 1) : KT * (8 * G + g) + kt;
 QGC_UNROLL
-      for (int q = 0; q < QB; ++q) {
-        uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
-        if (kClamp || col < p.ncols) {
-          /* Q2_0's direct mode: the lane's base (hoisted out of the loop)
-           * plus the block times its stride, one IMAD per block where
-           * ptxas makes three: 1-4% faster on the H200; the other modes
-           * were up to 4% slower with it (bench/NOTES.md v14). */
-          const char *src = xmode_raw(XM) ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * sb_block_bytes(p.ncols)
-                                          : sb_words(sbB, eb * QB + q, p.ncols, col, t);
-          /* swizzled, the other half's address is the first's with bit 4
-           * flipped (a unit is 32-byte aligned): no second lane constant
-           * (two spilled 4-20 bytes in three kernels on sm_121) */
-          if constexpr (kSwz) {
-            const uint32_t a = smem_addr(src + sb_half<kSwz>(sb_key<XM>(col), 0));
-            lo = lds128_at(a);
-            hi = lds128_at(a ^ 16u);
-          } else {
-            lo = lds128_ordered(src);
-            hi = lds128_ordered(src + 16);
+        for (int q = 0; q < QB; ++q) {
+          uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
+          if (kClamp || col < p.ncols) {
+            /* Q2_0's direct mode: the lane's base (hoisted out of the loop)
+             * plus the block times its stride, one IMAD per block where
+             * ptxas makes three: 1-4% faster on the H200; the other modes
+             * were up to 4% slower with it (bench/NOTES.md v14). */
+            const char *src = xmode_raw(XM) ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * sb_block_bytes(p.ncols)
+                                            : sb_words(sbB, eb * QB + q, p.ncols, col, t);
+            /* swizzled, the other half's address is the first's with bit 4
+             * flipped (a unit is 32-byte aligned): no second lane constant
+             * (two spilled 4-20 bytes in three kernels on sm_121) */
+            if constexpr (kSwz) {
+              const uint32_t a = smem_addr(src + sb_half<kSwz>(sb_key<XM>(col), 0));
+              lo = lds128_at(a);
+              hi = lds128_at(a ^ 16u);
+            } else {
+              lo = lds128_ordered(src);
+              hi = lds128_ordered(src + 16);
+            }
           }
+          bw[KT * G + kt][q][0] = lo.x, bw[KT * G + kt][q][1] = lo.y,
+          bw[KT * G + kt][q][2] = lo.z, bw[KT * G + kt][q][3] = lo.w;
+          bw[KT * G + kt][q][4] = hi.x, bw[KT * G + kt][q][5] = hi.y,
+          bw[KT * G + kt][q][6] = hi.z, bw[KT * G + kt][q][7] = hi.w;
         }
-        bw[KT * G + kt][q][0] = lo.x, bw[KT * G + kt][q][1] = lo.y, bw[KT * G + kt][q][2] = lo.z, bw[KT * G + kt][q][3] = lo.w;
-        bw[KT * G + kt][q][4] = hi.x, bw[KT * G + kt][q][5] = hi.y, bw[KT * G + kt][q][6] = hi.z, bw[KT * G + kt][q][7] = hi.w;
-      }
       }
       if (BF) {
         p0[G] = p1[G] = 1.0f;
@@ -1068,8 +1070,10 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
 QGC_UNROLL
       for (int q = 0; q < QB; ++q) {
         char *dst = sb_words(sbB, bi * QB + q, p.ncols, col, t);
-        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(sb_key<XM>(col), 0)) = make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
-        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(sb_key<XM>(col), 1)) = make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
+        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(sb_key<XM>(col), 0)) =
+            make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
+        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(sb_key<XM>(col), 1)) =
+            make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
       }
     };
     if (xmode_raw(XM)) {
