@@ -331,7 +331,6 @@ template <int L, int XM>
 void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   using F = Fmt<L>;
   constexpr int QB = F::QB, NEB = F::NEB, SPL = xmode_splits(XM), CH = F::CH;
-  constexpr int KT = xmode_kterms(XM), OC = xmode_ocols(XM); /* the terms in k: columns 2a, 2a + 1 per lane */
   const Params &p = pl.p;
   const int NG = pl.kc.ng, T = pl.kc.t, BS = pl.kc.bs, KS = p.KS, W = (int)pl.kc.block / 32;
   const bool bf = xmode_bf16(XM), phased = BS && p.phases > 1;
@@ -355,7 +354,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
   b3_g3_launches += XM == kB3 && NG == 3;
   if (XM == kNormBF) dg_launches[!BS ? 2 : phased ? 1 : 0]++;
   const int64_t neb_k = p.k / F::BK;
-  ck_assert_int_le(p.ncols, 8 * NG * KT);
+  ck_assert_int_le(p.ncols, 8 * NG);
   ck_assert_int_eq(p.ncols, p.m * SPL);
   /* NF4's lookups in registers, as the kernel takes them */
   const bool prmt = nf4_prmt_steps(NG, BS) != 0;
@@ -412,21 +411,17 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
               for (int l = 0; l < 32; l++) {
                 const int g = l >> 2, t = l & 3;
                 for (int G = 0; G < NG; G++) {
-                  const int c0c = KT * (8 * G + 2 * t);
-                  for (int kt = 0; kt < KT; kt++) {
-                    const int col = KT * (8 * G + g) + kt;
-                    for (int q = 0; q < QB; q++)
-                      for (int j = 0; j < 8; j++)
-                        lb[l].w[KT * G + kt][q][j] =
-                            col < p.ncols ? bwords[((((size_t)geb * p.ncols + col) * 4 + t) * QB + q) * 8 + j] : 0u;
-                  }
+                  const int col = 8 * G + g, c0c = 8 * G + 2 * t;
+                  for (int q = 0; q < QB; q++)
+                    for (int j = 0; j < 8; j++)
+                      lb[l].w[G][q][j] =
+                          col < p.ncols ? bwords[((((size_t)geb * p.ncols + col) * 4 + t) * QB + q) * 8 + j] : 0u;
                   lb[l].p0[G] = bf ? 1.0f : c0c < p.ncols ? bp[geb * p.ncols + c0c] : 0.0f;
-                  lb[l].p1[G] = bf ? 1.0f : c0c + KT < p.ncols ? bp[geb * p.ncols + c0c + KT] : 0.0f;
+                  lb[l].p1[G] = bf ? 1.0f : c0c + 1 < p.ncols ? bp[geb * p.ncols + c0c + 1] : 0.0f;
                 }
                 if (!BS && p.gamma != nullptr && t == 0)
                   for (int G = 0; G < NG; G++)
-                    if (KT * (8 * G + g) < p.ncols)
-                      ssw[(size_t)wi * NG * 8 + G * 8 + g] += bq[geb * p.ncols + KT * (8 * G + g)];
+                    if (8 * G + g < p.ncols) ssw[(size_t)wi * NG * 8 + G * 8 + g] += bq[geb * p.ncols + 8 * G + g];
               }
               for (int tt = 0; tt < T; tt++) {
                 static float c[4][32][4], c2[4][32][4];
@@ -435,7 +430,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
                 for (int q = 0; q < QB; q++) {
                   const int blk = eb * QB + q;
                   for (int s = 0; s < 4; s++) {
-                    static uint32_t a[32][4], a2[32][4], b0[4][32], b1[4][32], b2[4][32], b3[4][32];
+                    static uint32_t a[32][4], a2[32][4], b0[4][32], b1[4][32];
                     for (int l = 0; l < 32; l++) {
                       const int g = l >> 2;
                       const uint32_t lane8 = 8u * (l & 15);
@@ -467,29 +462,11 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
                         }
                       }
                       for (int G = 0; G < NG; G++) {
-                        if (KT == 2) { /* the k halves of the step: (first term, second term) of each */
-                          b0[G][l] = lb[l].w[2 * G][q][2 * s], b1[G][l] = lb[l].w[2 * G + 1][q][2 * s];
-                          b2[G][l] = lb[l].w[2 * G][q][2 * s + 1], b3[G][l] = lb[l].w[2 * G + 1][q][2 * s + 1];
-                        } else {
-                          b0[G][l] = lb[l].w[G][q][2 * s];
-                          b1[G][l] = lb[l].w[G][q][2 * s + 1];
-                        }
+                        b0[G][l] = lb[l].w[G][q][2 * s];
+                        b1[G][l] = lb[l].w[G][q][2 * s + 1];
                       }
                     }
                     for (int G = 0; G < NG; G++) {
-                      if (KT == 2) { /* block_mma's order: c, c2 of the first half, then of the second */
-                        static uint32_t h0[32][4], h1[32][4], g0[32][4], g1[32][4];
-                        for (int l = 0; l < 32; l++)
-                          for (int i = 0; i < 4; i++) {
-                            h0[l][i] = a[l][i & 1], h1[l][i] = a[l][2 + (i & 1)];
-                            g0[l][i] = a2[l][i & 1], g1[l][i] = a2[l][2 + (i & 1)];
-                          }
-                        mma_emul(false, h0, &b0[G], &b1[G], c[G]);
-                        mma_emul(false, g0, &b0[G], &b1[G], c2[G]);
-                        mma_emul(false, h1, &b2[G], &b3[G], c[G]);
-                        mma_emul(false, g1, &b2[G], &b3[G], c2[G]);
-                        continue;
-                      }
                       mma_emul(bf, a, &b0[G], &b1[G], c[G]);
                       if (F::kNF4) mma_emul(false, a2, &b0[G], &b1[G], c2[G]);
                     }
@@ -530,8 +507,8 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
         const int tile = (u * p.G + ogi) * T + tt;
         if (u * p.G + ogi >= p.T_groups || tile >= p.tiles) continue;
         float tot = 0.0f;
-        for (int spl = 0; spl < OC; spl++) {
-          const int col = a * OC + spl, cg = col >> 3, j = col & 7;
+        for (int spl = 0; spl < SPL; spl++) {
+          const int col = a * SPL + spl, cg = col >> 3, j = col & 7;
           const int ln = (r & 7) * 4 + (j >> 1), ri = (r >> 3) * 2 + (j & 1);
           float v = 0.0f;
           for (int s = 0; s < KS; s++) {
@@ -549,7 +526,7 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
               e = 0.0f;
               for (int64_t b = (int64_t)c0 * NEB; b < std::min((int64_t)c1 * NEB, neb_k); b++) e += bq[b * p.ncols + a * SPL];
             } else {
-              e = ssw[(size_t)(ogi * KS + s) * NG * 8 + a * OC];
+              e = ssw[(size_t)(ogi * KS + s) * NG * 8 + a * SPL];
             }
             q = s == 0 ? e : q + e;
           }
@@ -888,10 +865,8 @@ START_TEST(test_plan) {
                           (long long)m, pl.kc.block, pl.kc.grid);
           }
           /* NF4 f32 batched at KS 4 (14336 x 4096): 8 warps, all of k's B
-           * in one phase, where 16 warps took two (v21); with the terms in
-           * k (QGC_EXP_S2K) m = 16 is one launch, whose B takes phases */
-          if (dev == &kH200 && F.f == QGEMV_NF4 && xt == QGEMV_F32 && m > 1 && s[0] == 14336 &&
-              (!QGC_EXP_S2K || m <= 8))
+           * in one phase, where 16 warps took two (v21) */
+          if (dev == &kH200 && F.f == QGEMV_NF4 && xt == QGEMV_F32 && m > 1 && s[0] == 14336)
             ck_assert_msg(pl.KS == 4 && pl.kc.bs && pl.kc.block == (QGC_EXP_NF4_W8 ? 256u : 512u) &&
                               pl.phases == (QGC_EXP_NF4_W8 ? 1 : 2),
                           "NF4 14336x4096 f32 m=%lld: KS %d, bs %d, %u threads, %d phases", (long long)m, pl.KS,

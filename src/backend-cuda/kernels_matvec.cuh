@@ -65,26 +65,6 @@ enum XMode { kDirect = 0, kS1 = 1, kS2 = 2, kB3 = 3, kI4 = 4, kDG = 5, kB2 = 6 }
 __host__ __device__ constexpr int xmode_splits(int xm) {
   return xm == kS2 || xm == kB2 ? 2 : xm == kB3 ? 3 : xm == kI4 ? kDigits : 1;
 }
-/* Experiment (off): NF4's two fp16 terms of x in k, not in columns
- * (QGC_EXP_S2K, kS2 only). The terms' columns make f32 x batched run
- * twice the columns of bf16 x (m = 8 in 16 columns: one tile per warp,
- * 260 warp instructions per 16 x 64 tile-block against bf16 m = 8's 128,
- * ncu at 28672 x 8192, bench/NOTES.md v22). In k, one mma takes 8
- * positions of k as B rows 0-7 (the first term) and 8-15 (the second),
- * and A's k halves repeat the same 8 weights: the same A registers and B
- * words, the same mma per weight and activation row, in one column per
- * activation row (m = 8 in 8 columns, two tiles per warp; m = 16 in one
- * launch). But one activation row then pays 4 mma per step where its two
- * columns took 2, and its bits must be the batched rows': on the H200 m = 1
- * 1.11-1.39x slower (28672 x 8192 f32 55.8 -> 77.4 us, the norm alike),
- * m = 8 0.78-0.96x, m = 16 0.87-1.48x (v22 run 2). */
-#ifndef QGC_EXP_S2K
-#define QGC_EXP_S2K 0
-#endif
-/* B word sets per column group in k (2: kS2 with S2K), and the mma's
- * output columns per activation row. */
-__host__ __device__ constexpr int xmode_kterms(int xm) { return xm == kS2 && QGC_EXP_S2K ? 2 : 1; }
-__host__ __device__ constexpr int xmode_ocols(int xm) { return xmode_splits(xm) / xmode_kterms(xm); }
 __host__ __device__ constexpr bool xmode_bf16(int xm) { return xm == kDirect || xm == kB3 || xm == kDG || xm == kB2; }
 /* B is bf16 terms cut from x (times gamma): kB3, kB2. */
 __host__ __device__ constexpr bool xmode_cut(int xm) { return xm == kB3 || xm == kB2; }
@@ -150,7 +130,10 @@ constexpr int kWideWarps = 28;
  * m = 1's geometry there). On the H200 at 28672 x 8192: f32 m = 8 126 ->
  * 113 us, m = 16 254 -> 227, bf16 m = 16 135 -> 115, the norm 0.86-0.89x
  * (v22 run 3). 128 registers, no spills on sm_90; 12 bytes of spill on
- * sm_121, whose plans at the issue's shapes do not take it.
+ * sm_121, whose plans at the issue's shapes do not take it. (The
+ * other way to one column group, x's two terms in k instead of in
+ * columns, made m = 1 1.08-1.39x slower, since batched rows keep m = 1's
+ * bits: bench/NOTES.md v22; its code is in 8636f6b.)
  * QGC_EXP_NG2T2=0: e137623's plan, for A/B runs. */
 #ifndef QGC_EXP_NG2T2
 #define QGC_EXP_NG2T2 1
@@ -414,15 +397,7 @@ __device__ __forceinline__ char *sb_words(char *sbB, int blk, int ncols, int col
 #ifndef QGC_EXP_SBSWZ
 #define QGC_EXP_SBSWZ 1
 #endif
-__host__ __device__ constexpr bool sb_swizzled(int xm, int NG, int T) {
-  return QGC_EXP_SBSWZ && ((NG >= 2 && T == 1) || xmode_kterms(xm) == 2);
-}
-/* The column whose parity picks the halves: with the terms in k a lane
- * reads columns 2a and 2a + 1 (activation row a), so the rows alternate. */
-template <int XM>
-QGC_HD int sb_key(int col) {
-  return xmode_kterms(XM) == 2 ? col >> 1 : col;
-}
+__host__ __device__ constexpr bool sb_swizzled(int NG, int T) { return QGC_EXP_SBSWZ && NG >= 2 && T == 1; }
 template <bool SWZ>
 QGC_HD int sb_half(int col, int h) {
   return 16 * ((SWZ ? col ^ h : h) & 1);
@@ -484,9 +459,9 @@ struct View {
 template <int L, int XM, int NG, int T, int BS>
 struct WarpCtx {
   using F = Fmt<L>;
-  static constexpr int QB = F::QB, NEB = F::NEB, SPL = xmode_splits(XM), KT = xmode_kterms(XM), NB = NG * KT;
+  static constexpr int QB = F::QB, NEB = F::NEB, SPL = xmode_splits(XM);
   static constexpr bool BF = xmode_bf16(XM);
-  static constexpr bool kSwz = sb_swizzled(XM, NG, T); /* the staged B's layout (sb_half) */
+  static constexpr bool kSwz = sb_swizzled(NG, T); /* the staged B's layout (sb_half) */
   static_assert(F::kNF4 ? XM == kS1 || XM == kS2 : BF || XM == kI4,
                 "NF4 takes fp16 B (S1, S2), Q2_0 bf16 B (direct, B3) or digits (I4)");
   static_assert(BS || warp_b_ok(XM, NG), "B per CTA only (the digits; 24 or 32 columns)");
@@ -527,12 +502,12 @@ QGC_UNROLL
       for (int tt = 0; tt < T; ++tt) un[tt] = v.word(tt, 0);
     }
 #if QGC_EXP_NOB
-    uint32_t bw[NB][QB][8], gw[QB][8];
+    uint32_t bw[NG][QB][8], gw[QB][8];
     float p0[NG], p1[NG];
 #endif
     /* QGC_EXP_BAHEAD: the next block's B words */
     constexpr bool BA = QGC_EXP_BAHEAD && !BS && XM == kDirect && T == 1; /* kDG or two tiles: spills */
-    uint32_t bn[NB][QB][8], gn[QB][8];
+    uint32_t bn[NG][QB][8], gn[QB][8];
     float pn0[NG], pn1[NG];
     if constexpr (BA)
       if (v.has_block(0)) stage_b(p, kc0, bn, gn, pn0, pn1);
@@ -543,7 +518,7 @@ QGC_UNROLL
         const int eb = e0 + e1;
         if (!v.has_block(eb)) break;
 #if !QGC_EXP_NOB
-        uint32_t bw[NB][QB][8], gw[QB][8]; /* gw: kDG's gamma words */
+        uint32_t bw[NG][QB][8], gw[QB][8]; /* gw: kDG's gamma words */
         float p0[NG], p1[NG];
 #endif
         uint4 uc[T] = {};
@@ -728,7 +703,7 @@ QGC_UNROLL
    * loaded a block ahead; gw: kDG's gamma words of the part). */
   template <bool TAIL>
   __device__ __forceinline__ void block_mma(const View<L, TAIL> &v, int tt, int b0, int bi,
-                                            const uint32_t (&bw)[NB][QB][8], const uint32_t (&gw)[8], int q,
+                                            const uint32_t (&bw)[NG][QB][8], const uint32_t (&gw)[8], int q,
                                             float (&c)[NG][4], float (&c2)[NG][4], const uint4 &u) {
     uint32_t wg = 0, wh = 0;
     if (!F::kNF4)
@@ -771,15 +746,7 @@ QGC_UNROLL
       }
 QGC_UNROLL
       for (int G = 0; G < NG; ++G) {
-        if (KT == 2) { /* the terms in k: each k half of the step on its own, A's halves the same */
-          const uint32_t *h = bw[2 * G][q], *l = bw[2 * G + 1][q];
-          const uint32_t a0[4] = {a[0], a[1], a[0], a[1]}, b0[4] = {a2[0], a2[1], a2[0], a2[1]};
-          const uint32_t a1[4] = {a[2], a[3], a[2], a[3]}, b1[4] = {a2[2], a2[3], a2[2], a2[3]};
-          mma_f16(c[G], a0, h[2 * s], l[2 * s]);
-          mma_f16(c2[G], b0, h[2 * s], l[2 * s]);
-          mma_f16(c[G], a1, h[2 * s + 1], l[2 * s + 1]);
-          mma_f16(c2[G], b1, h[2 * s + 1], l[2 * s + 1]);
-        } else if (F::kNF4) {
+        if (F::kNF4) {
           mma_f16(c[G], a, bw[G][q][2 * s], bw[G][q][2 * s + 1]);
           mma_f16(c2[G], a2, bw[G][q][2 * s], bw[G][q][2 * s + 1]);
         } else {
@@ -791,7 +758,7 @@ QGC_UNROLL
 
   /* BS = 1: the lane's B words (kDG: and gamma's) and 2^e from the CTA's
    * staged buffer (eb = the buffer's scale block). */
-  __device__ __forceinline__ void load_b_smem(const Params &p, int eb, uint32_t (&bw)[NB][QB][8],
+  __device__ __forceinline__ void load_b_smem(const Params &p, int eb, uint32_t (&bw)[NG][QB][8],
                                               uint32_t (&gw)[QB][8], float (&p0)[NG], float (&p1)[NG]) {
     if (XM == kDG) {
 QGC_UNROLL
@@ -811,43 +778,38 @@ QGC_UNROLL
        * columns load, fewer wavefronts (the clamp was 1-6% slower for NF4
        * at m = 1, 2-4% for three bf16 terms in 32 columns; NOTES v10). */
       constexpr bool kClamp = !F::kNF4 && NG < 4;
+      const int col = kClamp ? min(8 * G + g, p.ncols - 1) : 8 * G + g;
 QGC_UNROLL
-      for (int kt = 0; kt < KT; ++kt) { /* the terms in k: columns 2a and 2a + 1 */
-        const int col = kClamp ? min(8 * G + g, p.ncols - 1) : KT * (8 * G + g) + kt;
-QGC_UNROLL
-        for (int q = 0; q < QB; ++q) {
-          uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
-          if (kClamp || col < p.ncols) {
-            /* Q2_0's direct mode: the lane's base (hoisted out of the loop)
-             * plus the block times its stride, one IMAD per block where
-             * ptxas makes three: 1-4% faster on the H200; the other modes
-             * were up to 4% slower with it (bench/NOTES.md v14). */
-            const char *src = xmode_raw(XM) ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * sb_block_bytes(p.ncols)
-                                            : sb_words(sbB, eb * QB + q, p.ncols, col, t);
-            /* swizzled, the other half's address is the first's with bit 4
-             * flipped (a unit is 32-byte aligned): no second lane constant
-             * (two spilled 4-20 bytes in three kernels on sm_121) */
-            if constexpr (kSwz) {
-              const uint32_t a = smem_addr(src + sb_half<kSwz>(sb_key<XM>(col), 0));
-              lo = lds128_at(a);
-              hi = lds128_at(a ^ 16u);
-            } else {
-              lo = lds128_ordered(src);
-              hi = lds128_ordered(src + 16);
-            }
+      for (int q = 0; q < QB; ++q) {
+        uint4 lo = make_uint4(0, 0, 0, 0), hi = lo;
+        if (kClamp || col < p.ncols) {
+          /* Q2_0's direct mode: the lane's base (hoisted out of the loop)
+           * plus the block times its stride, one IMAD per block where
+           * ptxas makes three: 1-4% faster on the H200; the other modes
+           * were up to 4% slower with it (bench/NOTES.md v14). */
+          const char *src = xmode_raw(XM) ? sb_words(sbB, 0, p.ncols, col, t) + (eb * QB + q) * sb_block_bytes(p.ncols)
+                                          : sb_words(sbB, eb * QB + q, p.ncols, col, t);
+          /* swizzled, the other half's address is the first's with bit 4
+           * flipped (a unit is 32-byte aligned): no second lane constant
+           * (two spilled 4-20 bytes in three kernels on sm_121) */
+          if constexpr (kSwz) {
+            const uint32_t a = smem_addr(src + sb_half<kSwz>(col, 0));
+            lo = lds128_at(a);
+            hi = lds128_at(a ^ 16u);
+          } else {
+            lo = lds128_ordered(src);
+            hi = lds128_ordered(src + 16);
           }
-          bw[KT * G + kt][q][0] = lo.x, bw[KT * G + kt][q][1] = lo.y,
-          bw[KT * G + kt][q][2] = lo.z, bw[KT * G + kt][q][3] = lo.w;
-          bw[KT * G + kt][q][4] = hi.x, bw[KT * G + kt][q][5] = hi.y,
-          bw[KT * G + kt][q][6] = hi.z, bw[KT * G + kt][q][7] = hi.w;
         }
+        bw[G][q][0] = lo.x, bw[G][q][1] = lo.y, bw[G][q][2] = lo.z, bw[G][q][3] = lo.w;
+        bw[G][q][4] = hi.x, bw[G][q][5] = hi.y, bw[G][q][6] = hi.z, bw[G][q][7] = hi.w;
       }
       if (BF) {
         p0[G] = p1[G] = 1.0f;
-      } else { /* NF4: the output columns' 2^e (the terms in k: their first staged column's) */
-        const int c0 = KT * (8 * G + 2 * t);
+      } else { /* NF4 */
+        const int c0 = 8 * G + 2 * t;
         p0[G] = c0 < p.ncols ? sbP[eb * p.ncols + c0] : 0.0f;
-        p1[G] = c0 + KT < p.ncols ? sbP[eb * p.ncols + c0 + KT] : 0.0f;
+        p1[G] = c0 + 1 < p.ncols ? sbP[eb * p.ncols + c0 + 1] : 0.0f;
       }
     }
   }
@@ -855,7 +817,7 @@ QGC_UNROLL
   /* BS = 0: the B words of the lane's column for the scale block at kb,
    * built here from x (kDG: and gamma's words), and the 2^e of the lane's
    * output columns 2t, 2t+1. */
-  __device__ __forceinline__ void stage_b(const Params &p, int64_t kb, uint32_t (&bw)[NB][QB][8],
+  __device__ __forceinline__ void stage_b(const Params &p, int64_t kb, uint32_t (&bw)[NG][QB][8],
                                           uint32_t (&gw)[QB][8], float (&p0)[NG], float (&p1)[NG]) {
     const int64_t e0 = kb + 16 * t;
     const XSrc src = {p.gamma, p.x_bf16 != 0, p.x_vec != 0, p.g_bf16 != 0, p.g_vec != 0};
@@ -878,9 +840,8 @@ QGC_UNROLL
       }
       float v[QB][16];
       float amax = 0.0f, qb = 0.0f;
-      const int scol = KT * col; /* the staged column (the terms in k: of the row's first term) */
-      if (scol < p.ncols) {
-        amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(scol / SPL) * p.k * (p.x_bf16 ? 2 : 4), src,
+      if (col < p.ncols) {
+        amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src,
                               e0, v, &qb);
       } else {
 QGC_UNROLL
@@ -900,9 +861,7 @@ QGC_UNROLL
       }
       amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 1));
       amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, 2));
-      float pc = 0.0f;
-QGC_UNROLL
-      for (int kt = 0; kt < KT; ++kt) pc = stage_pack<SPL, QB>(v, amax, (scol + kt) % SPL, bw[KT * G + kt]);
+      const float pc = stage_pack<SPL, QB>(v, amax, col % SPL, bw[G]);
       p0[G] = __shfl_sync(0xffffffffu, pc, 8 * t);
       p1[G] = __shfl_sync(0xffffffffu, pc, 8 * t + 4);
     }
@@ -1070,10 +1029,8 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
 QGC_UNROLL
       for (int q = 0; q < QB; ++q) {
         char *dst = sb_words(sbB, bi * QB + q, p.ncols, col, t);
-        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(sb_key<XM>(col), 0)) =
-            make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
-        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(sb_key<XM>(col), 1)) =
-            make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
+        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(col, 0)) = make_uint4(w[q][0], w[q][1], w[q][2], w[q][3]);
+        *reinterpret_cast<uint4 *>(dst + sb_half<SWZ>(col, 1)) = make_uint4(w[q][4], w[q][5], w[q][6], w[q][7]);
       }
     };
     if (xmode_raw(XM)) {
@@ -1258,7 +1215,7 @@ __global__ void __launch_bounds__(32 * MAXW, 1) matvec_kernel(const Params p) {
   static_assert(T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) ||
                     (ng2t2_config(F::kNF4, NG, T, BS) && MAXW <= kNg2T2Warps),
                 "this many tiles spill");
-  constexpr int CH = F::CH, KC = F::KC, SPL = xmode_splits(XM), OC = xmode_ocols(XM), NEB = F::NEB, S = kStages;
+  constexpr int CH = F::CH, KC = F::KC, SPL = xmode_splits(XM), NEB = F::NEB, S = kStages;
   extern __shared__ __align__(128) char smem[];
 #if QGC_EXP_TIMELINE
   unsigned long long *tl_rec =
@@ -1376,7 +1333,7 @@ QGC_UNROLL
   float *sbP = reinterpret_cast<float *>(smem + sp.sbP), *sbQ = reinterpret_cast<float *>(smem + sp.sbQ),
         *sbS = reinterpret_cast<float *>(smem + sp.sbS);
   uint8_t *sbF = reinterpret_cast<uint8_t *>(smem + sp.sbF);
-  constexpr bool SWZ = sb_swizzled(XM, NG, T);
+  constexpr bool SWZ = sb_swizzled(NG, T);
   if (BS && !phased) stage_range<L, XM, MAXW <= kMaxWarps, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
   __syncthreads(); /* the table, B and the barriers are ready */
   QGC_TL(2);
@@ -1460,8 +1417,8 @@ QGC_UNROLL
       if (u * p.G + ogi >= p.T_groups || tile >= p.tiles) continue;
       float tot = 0.0f;
 QGC_UNROLL
-      for (int spl = 0; spl < OC; ++spl) {
-        const int col = a * OC + spl, cg = col >> 3, j = col & 7;
+      for (int spl = 0; spl < SPL; ++spl) {
+        const int col = a * SPL + spl, cg = col >> 3, j = col & 7;
         const int ln = (r & 7) * 4 + (j >> 1), ri = (r >> 3) * 2 + (j & 1);
         float v = 0.0f;
         for (int s = 0; s < p.KS; ++s) {
@@ -1474,7 +1431,7 @@ QGC_UNROLL
       if (p.gamma != nullptr) {
         float q = 0.0f;
         for (int s = 0; s < p.KS; ++s) {
-          const float e = BS ? sbS[s * p.ncols + a * SPL] : ssb[(ogi * p.KS + s) * NG * 8 + a * OC];
+          const float e = BS ? sbS[s * p.ncols + a * SPL] : ssb[(ogi * p.KS + s) * NG * 8 + a * SPL];
           q = s == 0 ? e : q + e;
         }
         tot *= 1.0f / sqrtf(q * p.inv_k + p.eps);

@@ -182,11 +182,9 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
    * where x gamma in B takes three (kB3); or two (kB2, QGC_EXP_NORM_B2). */
   const bool dg = norm && a->x_dtype == QGEMV_BF16 && a->gamma_dtype == QGEMV_BF16;
   const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : dg ? kNormBF : kB3);
-  /* spl: staged columns per activation row; oc: the mma's output columns
-   * per row (fewer where the terms go in k, xmode_kterms) */
-  const int spl = xmode_splits(xm), oc = xmode_ocols(xm);
+  const int spl = xmode_splits(xm);
   int ng_top = 1; /* the fewest column groups that take every row, else the most */
-  for (int g = 2; g <= 4 && a->m * oc > 8 * ng_top; g++)
+  for (int g = 2; g <= 4 && a->m * spl > 8 * ng_top; g++)
     if (groups_ok(xm, Lw->group, g)) ng_top = g;
   /* Whether a warp may take two tiles (T0 below): enough tiles for the SMs. */
   const bool many_tiles = Lw->ntiles >= 4 * (int64_t)d.sms;
@@ -214,7 +212,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   /* Fewer column groups (more launches) where the most do not fit: kB3's
    * 32 columns next to a k-split of 8 (4096 rows on the H200). */
   for (ng = ng_top; ng >= 1 && smem == 0; ng = smem ? ng : ng == 3 ? 2 : ng / 2) {
-    pl->rows = a->m * oc <= 8 * ng ? (int)a->m : 8 * ng / oc;
+    pl->rows = a->m * spl <= 8 * ng ? (int)a->m : 8 * ng / spl;
     const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng, xm);
     const int ncols = pl->rows * spl, T0 = many_tiles ? tmax : 1;
 
