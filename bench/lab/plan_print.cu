@@ -12,7 +12,9 @@
  * (BUILD: a configured build tree, for config.h; add -DQGC_EXP_...=N to
  * see a switch's plan). QGEMV_CUDA_PLAN is read as the library reads it,
  * so an override's geometry prints too. PLAN_PRINT_GB10=1 takes GB10's
- * facts instead (48 SMs, 99 KB per block, 100 KB per SM). */
+ * facts instead (48 SMs, 99 KB per block, 100 KB per SM); PLAN_PRINT_SMS=N
+ * that many SMs (the tests' small devices); PLAN_PRINT_SHAPE=NxK that
+ * shape only. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,8 +37,6 @@ int main() {
   } fmts[] = {{QG_LAYOUT_NF4, QGEMV_NF4, 64, "nf4"},
               {QG_LAYOUT_Q2_G64, QGEMV_Q2_0, 64, "q2_0g64"},
               {QG_LAYOUT_Q2_G128, QGEMV_Q2_0, 128, "q2_0"}};
-  /* PLAN_PRINT_SMS: the device's SMs (the tests' small devices);
-   * PLAN_PRINT_SHAPE=NxK: that shape only */
   const char *sms = getenv("PLAN_PRINT_SMS"), *one = getenv("PLAN_PRINT_SHAPE");
   if (sms && atoi(sms) > 0) h200.sms = atoi(sms);
   long shapes[][2] = {{28672, 8192}, {8192, 28672}, {14336, 4096}, {4096, 14336}, {4096, 4096}, {1024, 4096}};
