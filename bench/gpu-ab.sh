@@ -8,6 +8,9 @@
 # there (after source .gpu/pack/env.sh):
 #   bash .gpu/pack/bin/gpu-ab.sh qgemv-cuda.so.xz [MORE.so.xz ...] [qgemv bench options]
 # The modules are the arguments before the first one that starts with '-'.
+# MODULE@PLAN runs that module under QGEMV_CUDA_PLAN=PLAN, and @PLAN the
+# pack's module so (e.g. @pf=4: the same code with another plan, in the
+# same alternating passes).
 # Default options: the issue-13 shapes, every format, bf16 and f32, m = 1,
 # 8, 16. With --rmsnorm and friends, pass the whole set. Output: the table
 # on stdout and $OUT/ab.tar.xz (the CSVs and the table; the device tool
@@ -21,17 +24,27 @@ out=${OUT:-/tmp/gpu-out}
 work=$(mktemp -d /tmp/gpu-ab.XXXXXX)
 mkdir -p "$out" "$work/csv"
 sides=()
+declare -A plan_of=() path_of=()
+B=${QGEMV_PLUGIN_PATH:-}
 while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do
-  mod=$1; shift
-  [ -f "$mod" ] || mod=$here/$mod
-  [ -f "$mod" ] || { echo "gpu-ab.sh: no module '$mod'" >&2; exit 2; }
+  mod=$1 plan=; shift
+  case $mod in *@*) plan=${mod#*@} mod=${mod%%@*} ;; esac
   side=a${#sides[@]}
-  mkdir -p "$work/$side"
-  case $mod in
-    *.xz) xz -dc "$mod" > "$work/$side/qgemv-cuda.so" ;;
-    *) cp "$mod" "$work/$side/qgemv-cuda.so" ;;
-  esac
-  echo "$side: $(basename "$mod")" | tee -a "$work/csv/modules.txt" >&2
+  if [ -z "$mod" ]; then
+    path_of[$side]=$B
+  else
+    [ -f "$mod" ] || mod=$here/$mod
+    [ -f "$mod" ] || { echo "gpu-ab.sh: no module '$mod'" >&2; exit 2; }
+    mkdir -p "$work/$side"
+    case $mod in
+      *.xz) xz -dc "$mod" > "$work/$side/qgemv-cuda.so" ;;
+      *) cp "$mod" "$work/$side/qgemv-cuda.so" ;;
+    esac
+    path_of[$side]=$work/$side
+  fi
+  plan_of[$side]=$plan
+  name="the pack's module"; [ -z "$mod" ] || name=$(basename "$mod")
+  echo "$side: $name${plan:+ with QGEMV_CUDA_PLAN=$plan}" | tee -a "$work/csv/modules.txt" >&2
   sides+=("$side")
 done
 [ ${#sides[@]} -gt 0 ] || { echo "gpu-ab.sh: no module before the options" >&2; exit 2; }
@@ -40,7 +53,7 @@ sides+=(b)
 opts=("$@")
 [ ${#opts[@]} -gt 0 ] || opts=(--shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x14336
   --shape 4096x4096 --format all --dtype bf16,f32 --m 1,8,16)
-B=${QGEMV_PLUGIN_PATH:-}
+path_of[b]=$B plan_of[b]=${QGEMV_CUDA_PLAN:-}
 rc=0
 done_passes=0
 for pass in $(seq "${AB_PASSES:-2}"); do
@@ -51,8 +64,7 @@ for pass in $(seq "${AB_PASSES:-2}"); do
     break
   fi
   for side in "${sides[@]}"; do
-    pp=$B; [ "$side" = b ] || pp=$work/$side
-    QGEMV_PLUGIN_PATH=$pp timeout 200 qgemv bench --backend "${AB_BACKEND:-cuda}" --min-time 0.05 --no-baseline --working-set 512M \
+    QGEMV_PLUGIN_PATH=${path_of[$side]} QGEMV_CUDA_PLAN=${plan_of[$side]} timeout 200 qgemv bench --backend "${AB_BACKEND:-cuda}" --min-time 0.05 --no-baseline --working-set 512M \
       --quiet "${opts[@]}" --csv "$work/csv/$side-$pass.csv" > /dev/null 2>&1
     st=$?
     [ "$st" -eq 0 ] || rc=1
