@@ -109,12 +109,6 @@ __host__ __device__ constexpr int nf4_prmt_steps(int NG, int BS) {
 #ifndef QGC_EXP_STAGES
 #define QGC_EXP_STAGES 2 /* experiment: another ring depth */
 #endif
-/* Experiment: the L2 prefetch kept Params::l2_ahead chunks ahead of the
- * ring in the loop (three more registers live there: off in the library,
- * whose launches prefetch at their start only). */
-#ifndef QGC_EXP_L2AHEAD
-#define QGC_EXP_L2AHEAD 0
-#endif
 constexpr int kStages = QGC_EXP_STAGES; /* ring slots per warp (deeper rings were slower) */
 constexpr int kMaxWarps = 16;   /* per CTA: 512 threads at 128 registers */
 constexpr int kMaxThreads = 32 * kMaxWarps;
@@ -275,12 +269,6 @@ struct Params {
   int units;          /* ceil(row groups / G) */
   int G, KS;
   int early;          /* ring stages issued before griddepcontrol.wait */
-  /* L2 prefetch of the warp's weight stream (bulk prefetches, sm_90+;
-   * nothing on the cp.async ring): l2_start chunks after the early ring
-   * stages, asked for before griddepcontrol.wait, so that the weight's
-   * DRAM reads overlap the wait and the staging; l2_ahead: in the loop,
-   * keep asking that many chunks ahead of the ring's issue (0: none). */
-  int l2_start, l2_ahead;
   int phases;         /* BS = 1: 1 = B for all of k; R > 1: in R phases */
   /* Made on the host, to take integer divisions out of the CTAs'
    * prologue (7-8 of the 600-1000 instructions every warp ran there,
@@ -1337,24 +1325,7 @@ QGC_UNROLL
       if (!QGC_TMA) cp_async_commit();
     }
   };
-  /* The L2 prefetch's cursor: stream position pf_q, chunk c0 + pf_i of
-   * the warp's unit pf_it. Positions under `from` are passed over (the
-   * ring has asked for them already). */
-  int pf_q = 0, pf_it = 0, pf_i = 0;
-  auto prefetch_to = [&](int from, int end) {
-    for (end = min(end, total); pf_q < end; ++pf_q) {
-      if (QGC_TMA && cx.lane == 0 && pf_q >= from) {
-        const int rg = ((int)blockIdx.x + pf_it * (int)gridDim.x) * p.G + gi, ci = c0 + pf_i;
-        const uint32_t bytes = ci + 1 < p.nch ? (uint32_t)CH : (uint32_t)p.last_bytes;
-QGC_UNROLL
-        for (int tt = 0; tt < T; ++tt)
-          bulk_prefetch_l2(p.w + (int64_t)min(rg * T + tt, p.tiles - 1) * p.tile_bytes + (int64_t)ci * CH, bytes);
-      }
-      if (++pf_i == nloc) pf_i = 0, ++pf_it;
-    }
-  };
   prologue(0, p.early);
-  if (p.l2_start) prefetch_to(p.early, p.early + p.l2_start);
   pdl_wait(); /* from here on x and gamma may be read and y written */
   QGC_TL(1);
   const bool phased = BS && p.phases > 1;
@@ -1417,7 +1388,6 @@ QGC_UNROLL
         __syncwarp(); /* every lane is done with the slot */
         if (q + S < total) issue_next();
         if (!QGC_TMA) cp_async_commit();
-        if (QGC_EXP_L2AHEAD && p.l2_ahead) prefetch_to(q + S + 1, q + S + 1 + p.l2_ahead);
       }
     }
 

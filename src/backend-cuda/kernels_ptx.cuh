@@ -92,16 +92,6 @@ __device__ __forceinline__ void bulk_g2s(uint32_t dst, const void *src, uint32_t
   (void)dst, (void)src, (void)bytes, (void)bar;
 #endif
 }
-/* Asks L2 to fetch `bytes` (a multiple of 16, 16-aligned) of global
- * memory, with nothing returned to the SM: weight bytes that a later bulk
- * copy then finds in L2. A hint: it changes no result. */
-__device__ __forceinline__ void bulk_prefetch_l2(const void *src, uint32_t bytes) {
-#if QGC_SM90_ASM
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(src), "r"(bytes) : "memory");
-#else
-  (void)src, (void)bytes;
-#endif
-}
 /* Waits for phase `parity` of the barrier. */
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
 #if QGC_SM90_ASM

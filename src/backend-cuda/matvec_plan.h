@@ -388,8 +388,6 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   p.G = pl->G;
   p.KS = KS;
   p.early = bs ? (QGC_EXP_EARLY >= 0 ? QGC_EXP_EARLY : 1) : kStages;
-  p.l2_start = tu.pf ? tu.pf - 1 : 0;
-  p.l2_ahead = tu.pa ? tu.pa - 1 : 0;
   p.phases = bs ? phases : 1;
   while ((1 << p.ks_shift) < KS) ++p.ks_shift; /* KS: a power of two (the plan's and QGEMV_CUDA_PLAN's) */
   p.P = qgc::phase_chunks(p.nch, KS, p.phases);

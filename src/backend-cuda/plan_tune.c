@@ -37,21 +37,12 @@ static bool parse_item(const char *s, size_t len, qgc_plan_tune *t, char *err, s
     snprintf(err, errsize, "x=%.*s: x is direct, int or auto", (int)vlen, v);
     return false;
   }
-  if (KEY("pf") || KEY("pa")) {
-    if (!is_num || n < 0 || n > QGC_TUNE_MAX_PREFETCH) {
-      snprintf(err, errsize, "%.*s=%.*s: expected a whole number from 0 to %d", (int)klen, s, (int)vlen, v,
-               QGC_TUNE_MAX_PREFETCH);
-      return false;
-    }
-    *(KEY("pf") ? &t->pf : &t->pa) = (int)n + 1;
-    return true;
-  }
   int *field = KEY("ks") ? &t->ks : KEY("t") ? &t->t : KEY("w") ? &t->w : KEY("phases") ? &t->phases : NULL;
   const long max = KEY("ks") ? 16 : KEY("w") ? QGC_TUNE_MAX_WARPS : KEY("t") ? 2 : 1024;
   const bool pow2 = KEY("ks"); /* w: any count, so that W / KS row groups can fit the SMs evenly */
 #undef KEY
   if (field == NULL) {
-    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases, x, pf, pa)", (int)klen, s);
+    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases, x)", (int)klen, s);
     return false;
   }
   if (!is_num || (pow2 ? !power_of_two_upto(n, max) : n < 1 || n > max)) {
@@ -86,8 +77,8 @@ bool qgc_plan_tune_parse(const char *text, qgc_plan_tune *t, char *err, size_t e
 void qgc_plan_tune_format(const qgc_plan_tune *t, char *buf, size_t size) {
   const struct {
     const char *key;
-    int v, plus; /* stored as the count plus `plus` */
-  } f[] = {{"ks", t->ks, 0}, {"t", t->t, 0}, {"w", t->w, 0}, {"phases", t->phases, 0}, {"pf", t->pf, 1}, {"pa", t->pa, 1}};
+    int v;
+  } f[] = {{"ks", t->ks}, {"t", t->t}, {"w", t->w}, {"phases", t->phases}};
   size_t used = 0;
   buf[0] = '\0';
   if (t->b) used += (size_t)snprintf(buf, size, "b=%s", t->b == QGC_B_CTA ? "cta" : "warp");
@@ -95,6 +86,5 @@ void qgc_plan_tune_format(const qgc_plan_tune *t, char *buf, size_t size) {
     used += (size_t)snprintf(buf + used, size - used, "%sx=%s", used ? "," : "",
                              t->x == QGC_X_INT ? "int" : t->x == QGC_X_AUTO ? "auto" : "direct");
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-    if (f[i].v && used < size)
-      used += (size_t)snprintf(buf + used, size - used, "%s%s=%d", used ? "," : "", f[i].key, f[i].v - f[i].plus);
+    if (f[i].v && used < size) used += (size_t)snprintf(buf + used, size - used, "%s%s=%d", used ? "," : "", f[i].key, f[i].v);
 }

@@ -33,18 +33,10 @@ typedef struct qgc_plan_tune {
                * fits, or where the weight has at least 3.5 tiles of 16 rows
                * per SM (QGC_X_AUTO: where it was faster at m = 1 on the
                * H200); else ignored */
-  /* The weight stream's L2 prefetch, in chunks per warp, each stored as
-   * the count plus one so that 0 stays "the plan's" and pf=0 can turn it
-   * off: */
-  int pf; /* asked for at a launch's start, before it waits for the
-           * previous kernel (0 to QGC_TUNE_MAX_PREFETCH) */
-  int pa; /* kept that far ahead of the ring in the loop (modules built
-           * with QGC_EXP_L2AHEAD only; elsewhere ignored) */
 } qgc_plan_tune;
-#define QGC_TUNE_MAX_PREFETCH 64
 
 /* Parses "key=value,..." (keys ks, t, b = cta|warp, w, phases, x =
- * direct|int|auto, pf, pa; NULL or "" is no override) into *t. On a malformed text returns false and writes
+ * direct|int|auto; NULL or "" is no override) into *t. On a malformed text returns false and writes
  * what is wrong, for a user, into err. */
 bool qgc_plan_tune_parse(const char *text, qgc_plan_tune *t, char *err, size_t errsize);
 /* The override as QGEMV_CUDA_PLAN text ("" for none), for messages. */
