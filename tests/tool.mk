@@ -8,6 +8,7 @@ tool_tests = \
 	tests/test_tool_info.sh \
 	tests/test_tool_verify.sh \
 	tests/test_tool_bench.sh \
+	tests/test_tool_graph.sh \
 	tests/test_tool_plot.sh \
 	tests/test_tool_ncu_insn.sh \
 	tests/test_tool_timeline.sh

@@ -47,6 +47,7 @@ typedef struct bench_opts {
   bool baseline;        /* measure the dense baseline */
   const char *json_path, *csv_path;
   bool quiet;
+  bool graph; /* --graph: each sample's calls replayed from a CUDA graph */
   bench_source sources[BENCH_MAX_LAYERS]; /* parallel to layers */
   const char *model_path; /* --model FILE */
   bool formats_given;     /* --format named (a model's float matrices then run) */
@@ -58,13 +59,17 @@ int bench_parse(int argc, char **argv, bench_opts *o);
 
 /* ---- timing (bench_time.c) ---- */
 
+typedef struct bench_graph bench_graph;
+
 /* One timed operation: call(arg, copy) queues it on weight copy `copy`;
- * sync(arg) waits for everything queued. Both return 0 or -1. */
+ * sync(arg) waits for everything queued. Both return 0 or -1. With a
+ * graph, a sample's calls are captured once and the sample replays them. */
 typedef struct bench_callee {
   int (*call)(void *arg, int copy);
   int (*sync)(void *arg);
   void *arg;
   int copies;
+  bench_graph *graph; /* NULL: the calls are queued on the stream each time */
 } bench_callee;
 
 typedef struct bench_timing {
@@ -74,6 +79,23 @@ typedef struct bench_timing {
 } bench_timing;
 
 int bench_time(const bench_callee *c, int64_t iters, double min_time, bench_timing *out);
+
+/* ---- CUDA graphs (bench_graph.c) ---- */
+
+/* Makes a stream of the tool's own the context's stream, to capture on;
+ * NULL with the reason in err when the context is not CUDA's or the
+ * driver has no graph calls. */
+bench_graph *bench_graph_open(qgemv_ctx *ctx, char *err, size_t errsize);
+/* Gives the context its own stream back and frees everything. */
+void bench_graph_close(bench_graph *g);
+/* Captures `count` calls of c on consecutive copies from *next into the
+ * graph that bench_graph_replay then runs (replacing the one before):
+ * 0, or -1. */
+int bench_graph_capture(bench_graph *g, const bench_callee *c, int count, int *next);
+/* Runs the captured calls and waits for them: seconds, or < 0. */
+double bench_graph_replay(bench_graph *g);
+/* Frees the captured graph. */
+void bench_graph_drop(bench_graph *g);
 
 /* Copies of `bytes` each to rotate over so that a working set of `target`
  * bytes is exceeded (at least 2, at most BENCH_MAX_COPIES). */
@@ -122,8 +144,8 @@ int bench_model_weight(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set
                        qgemv_format_info f, bench_weight *out);
 void bench_model_close(bench_opts *o);
 /* !out->ok with the weight's error when it has no copies */
-void bench_quant(qgemv_ctx *ctx, const bench_opts *o, const bench_weight *w, qgemv_dtype dtype, int64_t m,
-                 bench_measure *out);
+void bench_quant(qgemv_ctx *ctx, const bench_opts *o, bench_graph *graph, const bench_weight *w, qgemv_dtype dtype,
+                 int64_t m, bench_measure *out);
 /* The dense baseline of the backend (bench_dense.c): cuBLAS bf16 through
  * the library, or OpenBLAS f32 on the CPU; !ok with the reason if absent.
  * One shape for nms values of m (outs[i] for ms[i]), which share the
@@ -160,6 +182,7 @@ typedef struct bench_run {
   int done; /* rows measured so far: rows[0 .. done-1] */
   bench_baseline *baselines;
   int nbaselines;
+  bench_graph *graph; /* with --graph */
 } bench_run;
 
 double row_gbs(const bench_row *r);

@@ -62,7 +62,7 @@ static void openblas_time(const qgemv_device_info *info, const bench_opts *o, bl
     /* Same thread count as the quantized kernels, for a fair comparison. */
     int old_threads = openblas_get_num_threads();
     openblas_set_num_threads(info->threads > 0 ? info->threads : 1);
-    bench_callee callee = {blas_call, blas_sync, j, copies};
+    bench_callee callee = {blas_call, blas_sync, j, copies, NULL}; /* OpenBLAS: no graphs */
     if (bench_time(&callee, o->iters, o->min_time, &out->t) != 0) {
       absent(out, "out of host memory");
     } else {

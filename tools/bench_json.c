@@ -115,6 +115,7 @@ void bench_write_json(FILE *f, const bench_run *run) {
   json_int(&j, "working_set_bytes", (long long)run->working_set);
   json_bool(&j, "rmsnorm", o->rmsnorm);
   json_bool(&j, "baseline", o->baseline);
+  json_bool(&j, "graph", o->graph);
   json_obj_end(&j);
   /* rewritten after every row: the rows so far, and whether that is all */
   json_bool(&j, "finished", run->done == run->nrows);

@@ -26,7 +26,7 @@ static void usage(FILE *f) {
           "                   [--model FILE]\n"
           "                   [--format LIST] [--dtype LIST] [--m LIST] [--rmsnorm]\n"
           "                   [--iters N | --min-time SEC] [--working-set SIZE]\n"
-          "                   [--no-baseline] [--json FILE] [--csv FILE] [--quiet]\n\n"
+          "                   [--no-baseline] [--graph] [--json FILE] [--csv FILE] [--quiet]\n\n"
           "Times y = x . W^T on decode-sized shapes and reports, per layer and format,\n"
           "the median time per call, the effective bandwidth GB/s = (weight + x + y\n"
           "bytes) / time, that as a percentage of the streaming read bandwidth measured\n"
@@ -56,6 +56,10 @@ static void usage(FILE *f) {
           "  --working-set SIZE bytes of weight copies to rotate over, with K, M, G\n"
           "                     suffixes (default max(8 x last-level cache, 1G))\n"
           "  --no-baseline      skip the dense baseline\n"
+          "  --graph            CUDA: capture each sample's calls in a CUDA graph and time\n"
+          "                     its replays, as engines run decode (on a stream, a call\n"
+          "                     also pays the host's launch, the whole time of the\n"
+          "                     smallest shapes); the dense baseline stays on the stream\n"
           "  --json FILE        write every figure, the machine and the command as JSON\n"
           "  --csv FILE         write the rows as CSV ('-' for either: standard output,\n"
           "                     instead of the table); both files are brought up to\n"
@@ -213,8 +217,10 @@ int bench_parse(int argc, char **argv, bench_opts *o) {
     if (opt_is(&it, "--help") || opt_is(&it, "-h")) {
       usage(stdout);
       return 0;
-    } else if (opt_is(&it, "--rmsnorm") || opt_is(&it, "--quiet") || opt_is(&it, "--no-baseline")) {
+    } else if (opt_is(&it, "--rmsnorm") || opt_is(&it, "--quiet") || opt_is(&it, "--no-baseline") ||
+               opt_is(&it, "--graph")) {
       if (!opt_flag(&it)) return EXIT_USAGE;
+      if (opt_is(&it, "--graph")) o->graph = true;
       if (opt_is(&it, "--rmsnorm")) o->rmsnorm = true;
       if (opt_is(&it, "--quiet")) o->quiet = true;
       if (opt_is(&it, "--no-baseline")) o->baseline = false;

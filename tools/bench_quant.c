@@ -102,8 +102,8 @@ void bench_weight_free(bench_weight *w) {
   w->ws = NULL;
 }
 
-void bench_quant(qgemv_ctx *ctx, const bench_opts *o, const bench_weight *w, qgemv_dtype dtype, int64_t m,
-                 bench_measure *out) {
+void bench_quant(qgemv_ctx *ctx, const bench_opts *o, bench_graph *graph, const bench_weight *w, qgemv_dtype dtype,
+                 int64_t m, bench_measure *out) {
   memset(out, 0, sizeof *out);
   snprintf(out->name, sizeof out->name, "%s", w->format.label);
   if (!w->ws) {
@@ -123,7 +123,7 @@ void bench_quant(qgemv_ctx *ctx, const bench_opts *o, const bench_weight *w, qge
   }
   qgemv_rmsnorm norm = {.gamma = gamma, .eps = 1e-5f};
   j.norm = o->rmsnorm ? &norm : NULL;
-  bench_callee callee = {quant_call, quant_sync, &j, w->copies};
+  bench_callee callee = {quant_call, quant_sync, &j, w->copies, graph};
   if (bench_time(&callee, o->iters, o->min_time, &out->t) != 0) {
     if (j.failed)
       fail(out->error, sizeof out->error, j.what, j.failed);

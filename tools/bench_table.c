@@ -13,6 +13,7 @@ void bench_table_header(FILE *f, const bench_run *run) {
   fprintf(f, "\nstreaming read bandwidth %.1f GB/s (measured in this run); weights rotated over %.0f MB",
           run->read_gbs, (double)run->working_set / 1e6);
   if (run->load_avg >= 0) fprintf(f, "; load average %.2f at start", run->load_avg);
+  if (run->o->graph) fprintf(f, "\neach sample's calls replayed from a CUDA graph (--graph); the dense baseline on the stream");
   fprintf(f, "\n\n" ROW_FMT "\n", "layer", "shape", "format", "dtype", "m", "median(us)", "GB/s", "%read", "dense(us)",
           "dense", "speed-up");
   fprintf(f, ROW_FMT "\n", "", "NxK", "", "x,y", "", "", "", "", "", "GB/s", "");

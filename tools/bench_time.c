@@ -44,28 +44,38 @@ int bench_time(const bench_callee *c, int64_t iters, double min_time, bench_timi
   if (one < 0) return -1;
   int per_batch = one >= BATCH_SECONDS ? 1 : one <= BATCH_SECONDS / MAX_BATCH ? MAX_BATCH : (int)(BATCH_SECONDS / one) + 1;
 
-  int cap = 64, count = 0;
+  /* With a graph: the batch's calls captured once, each sample a replay. */
+  int cap = 64, count = 0, rc = 0;
   double *samples = malloc((size_t)cap * sizeof *samples);
-  if (!samples) return -1;
+  if (!samples || (c->graph && bench_graph_capture(c->graph, c, per_batch, &next) != 0)) return free(samples), -1;
   double start = seconds_now();
   for (;;) {
-    double dt = batch(c, per_batch, &next);
-    if (dt < 0) return free(samples), -1;
+    double dt = c->graph ? bench_graph_replay(c->graph) : batch(c, per_batch, &next);
+    if (dt < 0) {
+      rc = -1;
+      break;
+    }
     if (count == cap) {
       double *grown = realloc(samples, (size_t)(cap *= 2) * sizeof *samples);
-      if (!grown) return free(samples), -1;
+      if (!grown) {
+        rc = -1;
+        break;
+      }
       samples = grown;
     }
     samples[count++] = dt / per_batch;
     if (iters > 0 ? count >= iters : count >= MIN_SAMPLES && seconds_now() - start >= min_time) break;
     if (count >= MAX_SAMPLES) break;
   }
-  qsort(samples, (size_t)count, sizeof *samples, cmp_double);
-  out->median = count % 2 ? samples[count / 2] : 0.5 * (samples[count / 2 - 1] + samples[count / 2]);
-  out->min = samples[0];
-  out->max = samples[count - 1];
-  out->samples = count;
-  out->calls = (int64_t)count * per_batch;
+  if (c->graph) bench_graph_drop(c->graph);
+  if (rc == 0) {
+    qsort(samples, (size_t)count, sizeof *samples, cmp_double);
+    out->median = count % 2 ? samples[count / 2] : 0.5 * (samples[count / 2 - 1] + samples[count / 2]);
+    out->min = samples[0];
+    out->max = samples[count - 1];
+    out->samples = count;
+    out->calls = (int64_t)count * per_batch;
+  }
   free(samples);
-  return 0;
+  return rc;
 }

@@ -148,7 +148,7 @@ static int measure_group(bench_run *run, qgemv_ctx *ctx, int begin, int end, FIL
       progress_note("[%d/%d] %s %lldx%lld %s %s m=%lld ...", i + 1, run->nrows, r->layer->name,
                     (long long)r->layer->n, (long long)r->layer->k, r->format.label,
                     dtype_label(r->dtype), (long long)r->m);
-      bench_quant(ctx, run->o, &w, r->dtype, r->m, &r->q);
+      bench_quant(ctx, run->o, run->graph, &w, r->dtype, r->m, &r->q);
     }
     failed += !r->q.ok;
     emit_row(run, i, table, rec);
@@ -179,6 +179,14 @@ static int run_bench(bench_run *run, bench_record *rec) {
   qgemv_status s = qgemv_open(o->spec, &ctx);
   if (s != QGEMV_OK) return report_failure("bench: open", s), 1;
   qgemv_ctx_info(ctx, &run->info);
+  if (o->graph) {
+    char why[256];
+    if (!(run->graph = bench_graph_open(ctx, why, sizeof why))) {
+      fprintf(stderr, "qgemv bench: %s\n", why);
+      qgemv_close(ctx);
+      return 1;
+    }
+  }
   /* DESIGN.md section 9: rotate over at least 8x the last-level cache and
    * at least 1 GiB, the read probe's own rule, so that weights come from
    * memory as the probe's bytes do (a cache that keeps part of a cyclic
@@ -197,6 +205,7 @@ static int run_bench(bench_run *run, bench_record *rec) {
   }
   if (plan(run) != 0) {
     fprintf(stderr, "qgemv bench: out of memory\n");
+    bench_graph_close(run->graph);
     qgemv_close(ctx);
     return 1;
   }
@@ -205,6 +214,7 @@ static int run_bench(bench_run *run, bench_record *rec) {
   failed += measure_all(run, ctx, table, rec);
   progress_clear();
   if (table) bench_table_footer(table, run);
+  bench_graph_close(run->graph);
   qgemv_close(ctx);
   return failed ? 1 : 0;
 }

@@ -7,7 +7,7 @@ tools_qgemv_SOURCES = \
 	tools/targets.c tools/targets.h \
 	tools/cmd_info.c tools/cmd_inspect.c \
 	tools/cmd_verify.c tools/verify.h tools/verify_check.c tools/verify_model.c \
-	tools/cmd_bench.c tools/bench.h tools/bench_opts.c tools/bench_time.c \
+	tools/cmd_bench.c tools/bench.h tools/bench_opts.c tools/bench_time.c tools/bench_graph.c \
 	tools/bench_quant.c tools/bench_dense.c tools/bench_rows.c tools/bench_model.c \
 	tools/bench_table.c tools/bench_json.c tools/bench_csv.c tools/bench_record.c
 # OpenBLAS (optional) is the CPU dense baseline of qgemv bench; without it
