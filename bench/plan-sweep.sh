@@ -20,7 +20,14 @@
 # integer mma, x=int), wide28 (bf16 x, m = 1 and 8 at 28672x8192 and
 # 14336x4096: the wide kernel, w=28, against the plan), ng2t2 (NF4, f32
 # x m = 8, 16 and bf16 x m = 16, at the shapes other than 28672x8192: two
-# tiles per warp in two column groups, t=2, at 16, 14 and 4 warps). Needs
+# tiles per warp in two column groups, t=2, at 16, 14 and 4 warps), tiny
+# (1024x4096 and 4096x4096, f32 and bf16 x, m = 1: k-splits, B per warp
+# and warps per CTA; with SWEEP_BENCH_ARGS=--graph, the kernels' own time,
+# where on a stream the host's launch hides it). SWEEP_BENCH_ARGS: more
+# qgemv bench options for every run (e.g. --graph), long_t2 (8192x28672
+# and 4096x14336, m = 1: two tiles per warp, which the plan gives only
+# where the tiles are many, at the plan's k-split in 8 warps and at
+# k-splits of 8 and 16 in 16). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
 # Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
 # (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
@@ -31,6 +38,8 @@ mkdir -p "$out/csv"
 deadline=${SWEEP_DEADLINE:-300}
 start=$SECONDS
 bench=(qgemv bench --backend "${SWEEP_BACKEND:-cuda}" --min-time 0.05 --working-set 512M --no-baseline --quiet)
+# shellcheck disable=SC2206
+bench+=(${SWEEP_BENCH_ARGS:-})
 run=0
 
 # sweep NAME "BENCH ARGS" PLAN...  ("" is the plan's own choice)
@@ -112,6 +121,16 @@ group_ng2t2() {
     "" "t=2,b=cta" "t=2,b=cta,w=14" "t=2,b=cta,w=4"
   sweep ng2t2 "--shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096 --format nf4 --dtype bf16 --m 16" \
     "" "t=2,b=cta" "t=2,b=cta,w=14" "t=2,b=cta,w=4"
+}
+
+group_tiny() {
+  sweep tiny "--shape 1024x4096 --shape 4096x4096 --format all --dtype f32,bf16 --m 1" \
+    "" "ks=4" "ks=8" "ks=16" "ks=8,b=warp" "ks=16,b=warp" "ks=4,w=4" "ks=8,w=16" "ks=16,w=16" "ks=8,t=1,w=8"
+}
+
+group_long_t2() {
+  sweep long_t2 "--shape 8192x28672 --shape 4096x14336 --format all --dtype f32,bf16 --m 1" \
+    "" "t=2" "t=2,w=8" "ks=8,t=2" "ks=8,t=2,w=16" "ks=16,t=2,w=16"
 }
 
 group_int() {

@@ -935,6 +935,7 @@ START_TEST(test_plan_tune) {
       {{0, 0, 0, 0, 0, QGC_X_DIRECT}, true},
       {{2, 0, 0, 14, 0, 0}, false}, /* warps that are no power of two: 7 row groups */
       {{4, 0, 0, 14, 0, 0}, false}, /* taken down to 12, a multiple of the k-split */
+      {{4, 2, 0, 8, 0, 0}, false},  /* two tiles per warp where the tiles are few (the plan: one) */
   };
   for (const Tune &tu : tunes) {
     qgc_device_facts dev = kH200;

@@ -278,10 +278,13 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
       c[nc++] = {T0, 0, 0, 0, 0, 0, 0};
       c[nc++] = {1, 0, 0, 0, 0, 0, 0};
     }
-    /* QGEMV_CUDA_PLAN t=2 for NF4's two column groups: the kernel of
-     * kNg2T2Warps warps, B per CTA, at any shape (plan-sweep's ng2t2) */
+    /* QGEMV_CUDA_PLAN t=2 where the plan takes one tile: two tiles per
+     * warp wherever the mode allows them (plan-sweep's long_t2), and for
+     * NF4's two column groups the kernel of kNg2T2Warps warps, B per CTA,
+     * at any shape (plan-sweep's ng2t2) */
     const bool ng2t2 = ng2t2_config(Fmt<L>::kNF4, ng, 2, 1) && tu.t == 2;
-    if (tu.t || tu.b || tu.phases) nc = qgc_tuned_cands(tu, ng2t2 ? 2 : T0, ng2t2 ? 2 : tmax, c);
+    if (tu.t || tu.b || tu.phases)
+      nc = qgc_tuned_cands(tu, ng2t2 || (tu.t == 2 && tmax >= 2) ? 2 : T0, ng2t2 ? 2 : tmax, c);
     if (!warp_b_ok(xm, ng)) { /* B per CTA only (b=warp: nothing fits) */
       int kept = 0;
       for (int i = 0; i < nc; i++)
