@@ -78,6 +78,8 @@ typedef struct bench_timing {
   int64_t calls;           /* timed calls in all */
 } bench_timing;
 
+/* 0; -1 when a call or the host's memory failed; -2 when the CUDA graph
+ * (capture, instantiation or a replay) did. */
 int bench_time(const bench_callee *c, int64_t iters, double min_time, bench_timing *out);
 
 /* ---- CUDA graphs (bench_graph.c) ---- */

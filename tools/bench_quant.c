@@ -124,11 +124,13 @@ void bench_quant(qgemv_ctx *ctx, const bench_opts *o, bench_graph *graph, const 
   qgemv_rmsnorm norm = {.gamma = gamma, .eps = 1e-5f};
   j.norm = o->rmsnorm ? &norm : NULL;
   bench_callee callee = {quant_call, quant_sync, &j, w->copies, graph};
-  if (bench_time(&callee, o->iters, o->min_time, &out->t) != 0) {
+  int timed = bench_time(&callee, o->iters, o->min_time, &out->t);
+  if (timed != 0) {
     if (j.failed)
       fail(out->error, sizeof out->error, j.what, j.failed);
     else
-      snprintf(out->error, sizeof out->error, "out of host memory");
+      snprintf(out->error, sizeof out->error, "%s",
+               timed == -2 ? "the CUDA graph of the calls failed (capture, instantiation or replay)" : "out of host memory");
     goto done;
   }
   size_t es = dtype == QGEMV_F32 ? 4 : 2;

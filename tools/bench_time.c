@@ -47,12 +47,13 @@ int bench_time(const bench_callee *c, int64_t iters, double min_time, bench_timi
   /* With a graph: the batch's calls captured once, each sample a replay. */
   int cap = 64, count = 0, rc = 0;
   double *samples = malloc((size_t)cap * sizeof *samples);
-  if (!samples || (c->graph && bench_graph_capture(c->graph, c, per_batch, &next) != 0)) return free(samples), -1;
+  if (!samples) return -1;
+  if (c->graph && bench_graph_capture(c->graph, c, per_batch, &next) != 0) return free(samples), -2;
   double start = seconds_now();
   for (;;) {
     double dt = c->graph ? bench_graph_replay(c->graph) : batch(c, per_batch, &next);
     if (dt < 0) {
-      rc = -1;
+      rc = c->graph ? -2 : -1;
       break;
     }
     if (count == cap) {
