@@ -9,8 +9,9 @@
 #   bash .gpu/pack/bin/gpu-ab.sh qgemv-cuda.so.xz [MORE.so.xz ...] [qgemv bench options]
 # The modules are the arguments before the first one that starts with '-'.
 # MODULE@PLAN runs that module under QGEMV_CUDA_PLAN=PLAN, and @PLAN the
-# pack's module so (e.g. @pf=4: the same code with another plan, in the
-# same alternating passes).
+# pack's module so (e.g. @t=2: the same code with another plan, in the
+# same alternating passes); the other sides take QGEMV_CUDA_PLAN from the
+# environment, as before.
 # Default options: the issue-13 shapes, every format, bf16 and f32, m = 1,
 # 8, 16. With --rmsnorm and friends, pass the whole set. Output: the table
 # on stdout and $OUT/ab.tar.xz (the CSVs and the table; the device tool
@@ -27,7 +28,7 @@ sides=()
 declare -A plan_of=() path_of=()
 B=${QGEMV_PLUGIN_PATH:-}
 while [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; do
-  mod=$1 plan=; shift
+  mod=$1 plan=${QGEMV_CUDA_PLAN:-}; shift
   case $mod in *@*) plan=${mod#*@} mod=${mod%%@*} ;; esac
   side=a${#sides[@]}
   if [ -z "$mod" ]; then
