@@ -655,6 +655,35 @@ START_TEST(test_batched_wide_plan) {
 }
 END_TEST
 
+/* 895 full tiles at k = 2048: on the H200, the plan's k-split of 2 with one
+ * tile per warp (QGC_EXP_KS2_FILL, as at 14336 x 4096) where the warp
+ * slots give 4. Batched rows (f32 x: two launches) against m = 1, bit for
+ * bit, and the contract. */
+START_TEST(test_ks2_fill_rows) {
+  const int fi = _i;
+  const int64_t n = 14331, k = 2048;
+  for (int ci = 0; ci < 2; ci++) {
+    const qgemv_dtype xt = ci ? QGEMV_F32 : QGEMV_BF16;
+    const int64_t m = ci ? 9 : 8;
+    problem p;
+    problem_make(&p, 5151 + (uint64_t)ci, DIST_NORMAL, fi, n, k, m, xt, false, QGEMV_F32);
+    tu_guarded all = run_guarded(p.w, p.x, NULL, QGEMV_F32, m, n);
+    check_contract(&p, QGEMV_F32, all.mem, tu_format(fi).name);
+    for (int64_t r = 0; r < m; r += quick ? 4 : 1) {
+      qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * tu_dtype_size(xt), xt, 1, k);
+      tu_guarded one = run_guarded(p.w, xr, NULL, QGEMV_F32, 1, n);
+      ck_assert_msg(memcmp(one.mem, all.mem + (size_t)(r * n) * 4, (size_t)n * 4) == 0,
+                    "%s %lldx%lld x %s: row %lld of the m=%lld call differs from m=1", tu_format(fi).name,
+                    (long long)n, (long long)k, dt(xt), (long long)r, (long long)m);
+      tu_guarded_free(&one);
+      qgemv_tensor_free(xr);
+    }
+    tu_guarded_free(&all);
+    problem_free(&p);
+  }
+}
+END_TEST
+
 /* y rows [0, rows) against the oracle's rows [row0, row0 + rows) of p,
  * element by element: NaN where it has NaN, the same infinity, else
  * within the contract. */
@@ -791,6 +820,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_pdl_chain, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_wide_kernel, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_batched_wide_plan, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_ks2_fill_rows, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_nonfinite_x, 0, qgemv_format_count());
   tcase_add_test(tc, test_no_memory);
   suite_add_tcase(s, tc);

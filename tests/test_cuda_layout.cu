@@ -820,9 +820,10 @@ START_TEST(test_plan) {
           /* Q2_0 g64 direct batched in one column group: the wide kernel
            * where its CTAs make one wave over 3/4 of the SMs or more
            * (28672 x 8192 at KS 2, 14336 x 4096 at KS 4: 128 CTAs), not at
-           * 8192 x 28672 (74 CTAs), nor for g128 or 16 rows (v11) */
+           * 8192 x 28672 (74 CTAs), nor for g128 or 16 rows (v11), nor at
+           * 14336 x 4096's KS 2 of QGC_EXP_KS2_FILL (64 CTAs, v24) */
           if (dev == &kH200 && F.f == QGEMV_Q2_0 && xt == QGEMV_BF16 && m == 8) {
-            const bool want = F.group == 64 && (s[0] == 28672 || s[0] == 14336);
+            const bool want = F.group == 64 && (s[0] == 28672 || (s[0] == 14336 && !QGC_EXP_KS2_FILL));
             ck_assert_msg((pl.kc.block == 896u) == want && (!want || (pl.kc.t == 1 && pl.kc.bs && pl.kc.grid == 128u)),
                           "%s %lldx%lld m=8: %u threads, t %d, bs %d, %u CTAs", F.name, (long long)s[0],
                           (long long)s[1], pl.kc.block, pl.kc.t, pl.kc.bs, pl.kc.grid);
@@ -864,9 +865,20 @@ START_TEST(test_plan) {
                           "%s %lldx%lld m=%lld: %u threads, %u CTAs", F.name, (long long)s[0], (long long)s[1],
                           (long long)m, pl.kc.block, pl.kc.grid);
           }
-          /* NF4 f32 batched at KS 4 (14336 x 4096): 8 warps, all of k's B
-           * in one phase, where 16 warps took two (v21) */
-          if (dev == &kH200 && F.f == QGEMV_NF4 && xt == QGEMV_F32 && m > 1 && s[0] == 14336)
+          /* 14336 x 4096 (896 tiles), QGC_EXP_KS2_FILL: KS 2 and one tile
+           * per warp at every m, where KS 4 made 112 CTAs of 8 tiles; NF4 in
+           * 14 warps (128 CTAs), Q2_0 in 16 (112) (v24) */
+          if (dev == &kH200 && s[0] == 14336 && QGC_EXP_KS2_FILL) {
+            const bool nf4 = F.f == QGEMV_NF4;
+            ck_assert_msg(pl.KS == 2 && pl.kc.t == 1 && pl.kc.bs && pl.kc.block == (nf4 ? 448u : 512u) &&
+                              pl.kc.grid == (nf4 ? 128u : 112u),
+                          "%s 14336x4096 %s m=%lld: KS %d, t %d, bs %d, %u threads, %u CTAs", F.name,
+                          xt == QGEMV_F32 ? "f32" : "bf16", (long long)m, pl.KS, pl.kc.t, pl.kc.bs, pl.kc.block,
+                          pl.kc.grid);
+          }
+          /* NF4 f32 batched at KS 4 (14336 x 4096 before QGC_EXP_KS2_FILL):
+           * 8 warps, all of k's B in one phase, where 16 warps took two (v21) */
+          if (dev == &kH200 && F.f == QGEMV_NF4 && xt == QGEMV_F32 && m > 1 && s[0] == 14336 && !QGC_EXP_KS2_FILL)
             ck_assert_msg(pl.KS == 4 && pl.kc.bs && pl.kc.block == (QGC_EXP_NF4_W8 ? 256u : 512u) &&
                               pl.phases == (QGC_EXP_NF4_W8 ? 1 : 2),
                           "NF4 14336x4096 f32 m=%lld: KS %d, bs %d, %u threads, %d phases", (long long)m, pl.KS,
@@ -876,10 +888,20 @@ START_TEST(test_plan) {
           if (dev == &kH200 && m == 16 && s[0] == 28672 && F.f == QGEMV_Q2_0)
             ck_assert_msg(pl.kc.bs && pl.phases <= 4 && pl.kc.block == 448, "%s 28672x8192 m=16: bs %d, %d phases, %u threads",
                           F.name, pl.kc.bs, pl.phases, pl.kc.block);
-          if (dev == &kH200 && m == 1 && s[1] == 28672 && xt == QGEMV_F32)
-            ck_assert_msg(pl.kc.bs && pl.kc.block == 512 && pl.phases == 2,
-                          "%s 8192x28672 f32 m=1: 16 warps, B in 2 phases (got %u threads, %d phases)", F.name,
-                          pl.kc.block, pl.phases);
+          /* k = 28672, f32 x: B in 2 phases; 16 warps of one tile, or
+           * for NF4 (QGC_EXP_NF4_T2W8) 8 warps of two, the same CTAs (v24) */
+          if (dev == &kH200 && m == 1 && s[1] == 28672 && xt == QGEMV_F32) {
+            const bool t2 = F.f == QGEMV_NF4 && QGC_EXP_NF4_T2W8;
+            ck_assert_msg(pl.kc.bs && pl.kc.block == (t2 ? 256u : 512u) && pl.kc.t == (t2 ? 2 : 1) &&
+                              pl.phases == 2 && pl.kc.grid == 128,
+                          "%s 8192x28672 f32 m=1: %s warps, B in 2 phases (got %u threads, t %d, %d phases, %u CTAs)",
+                          F.name, t2 ? "8" : "16", pl.kc.block, pl.kc.t, pl.phases, pl.kc.grid);
+          }
+          if (dev == &kH200 && m == 1 && s[1] == 28672 && xt == QGEMV_BF16 && F.f == QGEMV_NF4)
+            ck_assert_msg(pl.kc.t == (QGC_EXP_NF4_T2W8 ? 2 : 1) && pl.kc.block == (QGC_EXP_NF4_T2W8 ? 256u : 512u) &&
+                              pl.phases == 1 && pl.kc.grid == 128,
+                          "NF4 8192x28672 bf16 m=1: t %d, %u threads, %d phases, %u CTAs", pl.kc.t, pl.kc.block,
+                          pl.phases, pl.kc.grid);
           if (dev == &kH200 && m == 8 && s[1] == 28672 && xt == QGEMV_F32 && F.f == QGEMV_NF4)
             ck_assert_msg(pl.kc.bs && pl.phases > 1, "batched f32 at k = 28672: B in phases");
           /* three bf16 terms in 24 columns (eight rows per launch) where
@@ -1067,6 +1089,57 @@ START_TEST(test_batched_rows) {
     ck_assert_msg(b3_g3_launches > g3_before, "no launch of three bf16 terms took 24 columns");
   if (format_at(_i).f == QGEMV_NF4)
     ck_assert_msg(prmt_launches > prmt_before, "no NF4 launch looked up in registers (two column groups, B per CTA)");
+}
+END_TEST
+
+/* NF4, one activation row, k-split 4, tiles too few for two per warp in
+ * 16 warps (QGC_EXP_NF4_T2W8): two tiles per warp in 8 warps, the plan's
+ * own choice, checked against the contract and, bit for bit, against the
+ * rows of a batched call (whose plan keeps one tile per warp). */
+START_TEST(test_nf4_two_tiles_8_warps) {
+  if (format_at(_i).f != QGEMV_NF4) return;
+  qgc_device_facts dev = kH200;
+  dev.tune.ks = 4; /* n = 96 alone would take a larger k-split */
+  for (int xt = 0; xt < 2; xt++)
+    for (int norm = 0; norm < 2; norm++) {
+      PlanCall c;
+      plan_call(format_at(_i), 96, tu_whole_blocks(_i, 16384), 1, xt, c);
+      if (norm) c.a.gamma = &c; /* the plan reads only whether there is one */
+      const qgc_plan pl = qgc_make_plan(&c.L, &c.a, dev);
+      ck_assert_msg(pl.fits && pl.KS == 4 && pl.kc.bs && pl.kc.t == (QGC_EXP_NF4_T2W8 ? 2 : 1) &&
+                        pl.kc.block == (QGC_EXP_NF4_T2W8 ? 256u : 512u),
+                    "NF4 m=1 x=%s norm=%d: fits %d, KS %d, bs %d, t %d, %u threads", xt ? "bf16" : "f32", norm, pl.fits,
+                    pl.KS, pl.kc.bs, pl.kc.t, pl.kc.block);
+      check_batched_rows(_i, xt, norm, dev, 16384, 3, 96);
+    }
+}
+END_TEST
+
+/* QGC_EXP_KS2_FILL on a device of 8 SMs: 56 tiles, k-split 4 by the
+ * warp slots, 7 CTAs of 8 tiles, or 8 of 7 at a k-split of 2 with one tile
+ * per warp (14336 x 4096 on the H200 in small), at k = 2048, not 8192. Against the contract and,
+ * bit for bit, batched rows (two launches for f32 x) against m = 1. */
+START_TEST(test_ks2_fill) {
+  static const qgc_device_facts eight = {8, 232448, 233472, true, {}};
+  const Format F = format_at(_i);
+  const int64_t n = 896, k = tu_whole_blocks(_i, 2048);
+  for (int xt = 0; xt < 2; xt++)
+    for (int norm = 0; norm < 2; norm++) {
+      PlanCall c;
+      plan_call(F, n, k, 1, xt, c);
+      if (norm) c.a.gamma = &c; /* the plan reads only whether there is one */
+      const qgc_plan pl = qgc_make_plan(&c.L, &c.a, eight);
+      const bool nf4 = F.f == QGEMV_NF4;
+      ck_assert_msg(pl.fits && pl.KS == (QGC_EXP_KS2_FILL ? 2 : 4) &&
+                        (!QGC_EXP_KS2_FILL || (pl.kc.t == 1 && pl.kc.grid == (nf4 ? 8u : 7u))),
+                    "%s m=1 x=%s norm=%d: fits %d, KS %d, t %d, %u CTAs", F.name, xt ? "bf16" : "f32", norm, pl.fits,
+                    pl.KS, pl.kc.t, pl.kc.grid);
+      check_batched_rows(_i, xt, norm, eight, 2048, xt ? 3 : 9, n);
+    }
+  /* not past k = 6144 (H200, 14336 x 8192: m = 1 slower at k-split 2) */
+  PlanCall c;
+  plan_call(F, n, tu_whole_blocks(_i, 8192), 1, QGEMV_BF16, c);
+  ck_assert_int_eq(qgc_make_plan(&c.L, &c.a, eight).KS, 4);
 }
 END_TEST
 
@@ -1370,6 +1443,8 @@ int main(void) {
   tcase_add_loop_test(tc, test_plan, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_plan_tune, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_nf4_two_tiles_8_warps, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_ks2_fill, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_i4_blocks, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_gamma_in_a, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);

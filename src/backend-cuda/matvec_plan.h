@@ -33,6 +33,16 @@
 #ifndef QGC_EXP_NF4_W8
 #define QGC_EXP_NF4_W8 1
 #endif
+/* NF4, one activation row, two tiles per warp in 8 warps where the tiles
+ * are too few for two in 16 (below). 0: 9d337e0's plan, for A/B runs. */
+#ifndef QGC_EXP_NF4_T2W8
+#define QGC_EXP_NF4_T2W8 1
+#endif
+/* A k-split of 2 and one tile per warp where that fills more SMs than 4
+ * (qgc_ks2_fill). 0: the plan before, for A/B runs. */
+#ifndef QGC_EXP_KS2_FILL
+#define QGC_EXP_KS2_FILL 1
+#endif
 
 /* Calls f(std::integral_constant<int, id>()) when layout id has kernels
  * here and returns true; else false. One switch over every layout, for
@@ -91,18 +101,47 @@ bool qgc_device_fits(const qgc_device_facts &d) {
   return qgc_fit<L>(64, 1, d, false, 1, 1, 2, 16, 1, 1) > 0;
 }
 
-/* The k-split: the smallest power of two (at most 16, at most the chunks
- * of a row, at most what the smallest geometry fits on this device) with
- * which the row groups of the m = 1 geometry x slices fill 80% of the
- * device's warp slots (16 per SM). */
+/* Units of a geometry: row groups of T tiles, G of them per unit. */
+inline int64_t qgc_units(int64_t ntiles, int T, int G) {
+  const int64_t groups = (ntiles + T - 1) / T;
+  return (groups + G - 1) / G;
+}
+
+/* The k-split by the device's warp slots: the smallest power of two (at
+ * most 16, at most the chunks of a row, at most what the smallest
+ * geometry fits on this device) with which the row groups of the m = 1
+ * geometry x slices fill 80% of the device's warp slots (16 per SM). */
 template <int L>
-int qgc_pick_ks(const qgc_layout *Lw, const qgc_device_facts &d) {
+int qgc_ks_by_slots(const qgc_layout *Lw, const qgc_device_facts &d) {
   const int64_t T0 = Lw->ntiles >= 4 * (int64_t)d.sms ? 2 : 1, groups = (Lw->ntiles + T0 - 1) / T0;
   int cap = 1;
   while (cap < qgc::kMaxWarps && qgc_fit<L>(Lw->k, Lw->nch, d, false, 2 * cap, 1, 2, 16, 2 * cap, 1) > 0) cap *= 2;
   int ks = 1;
   while (2 * ks <= cap && 2 * ks <= Lw->nch && groups * ks * 10 < (int64_t)d.sms * qgc::kMaxWarps * 8) ks *= 2;
   return ks;
+}
+
+/* A k-split of 2 with one tile per warp in CTAs of kMaxWarps - 2 warps,
+ * where the slots' k-split of 4 makes fewer CTAs in one wave (its CTAs of
+ * 4 row groups of two tiles each), for k <= 6144. On the H200 at 14336 x
+ * 4096: 112 CTAs of 8 tiles against 128 of 7 for 132 SMs. The k-split is
+ * the bits, so this holds for every m. Against k-split 4 (bench/NOTES.md v24): 14336 x 4096 and 13824 x
+ * 5120 m = 1 0.87-0.99x, batched 0.59-0.95x (Q2_0 g128 bf16 m = 8 1.00,
+ * its norm 1.03-1.04); at 14336 x 8192 batched 0.70-0.98x but m = 1
+ * 1.01-1.05x, so not there. */
+template <int L>
+bool qgc_ks2_fill(const qgc_layout *Lw, const qgc_device_facts &d) {
+  if (!QGC_EXP_KS2_FILL || Lw->k > 6144 || qgc_ks_by_slots<L>(Lw, d) != 4) return false;
+  const int T0 = Lw->ntiles >= 4 * (int64_t)d.sms ? 2 : 1;
+  const int64_t u4 = qgc_units(Lw->ntiles, T0, qgc::kMaxWarps / 4);
+  const int64_t u2 = qgc_units(Lw->ntiles, 1, (qgc::kMaxWarps - 2) / 2);
+  return u2 <= d.sms && u2 > u4;
+}
+
+/* The k-split of a weight on a device (QGEMV_CUDA_PLAN's ks aside). */
+template <int L>
+int qgc_pick_ks(const qgc_layout *Lw, const qgc_device_facts &d) {
+  return qgc_ks2_fill<L>(Lw, d) ? 2 : qgc_ks_by_slots<L>(Lw, d);
 }
 
 /* Whether Q2_0's integer mma (kI4, B per CTA only) fits every m for this
@@ -113,12 +152,6 @@ template <int L>
 bool qgc_i4_fits(const qgc_layout *Lw, const qgc_device_facts &d, int KS) {
   const int maxr = (Lw->nch + KS - 1) / KS, ng = qgc::max_groups(qgc::kI4, Lw->group);
   return KS <= Lw->nch && qgc_fit<L>(Lw->k, Lw->nch, d, true, KS, 1, ng, 8 * ng, KS, maxr, qgc::kI4) > 0;
-}
-
-/* Units of a geometry: row groups of T tiles, G of them per unit. */
-inline int64_t qgc_units(int64_t ntiles, int T, int G) {
-  const int64_t groups = (ntiles + T - 1) / T;
-  return (groups + G - 1) / G;
 }
 
 /* CTAs of W warps and smem bytes resident per SM: 128 registers per
@@ -186,8 +219,11 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   int ng_top = 1; /* the fewest column groups that take every row, else the most */
   for (int g = 2; g <= 4 && a->m * spl > 8 * ng_top; g++)
     if (groups_ok(xm, Lw->group, g)) ng_top = g;
-  /* Whether a warp may take two tiles (T0 below): enough tiles for the SMs. */
+  /* Whether a warp may take two tiles (T0 below): enough tiles for the SMs,
+   * but not at the k-split of 2 that qgc_ks2_fill chose for one tile per
+   * warp (two would halve its CTAs). */
   const bool many_tiles = Lw->ntiles >= 4 * (int64_t)d.sms;
+  const bool fill2 = KS == 2 && qgc_ks2_fill<L>(Lw, d), two_tiles = many_tiles && !fill2;
   /* Three bf16 terms (f32 x, the norm) in 32 or 24 columns run one tile
    * per warp. 32 columns pay where they save a pass over the weights
    * (every row in one launch) or where one activation row takes one tile
@@ -214,7 +250,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   for (ng = ng_top; ng >= 1 && smem == 0; ng = smem ? ng : ng == 3 ? 2 : ng / 2) {
     pl->rows = a->m * spl <= 8 * ng ? (int)a->m : 8 * ng / spl;
     const int tmax = max_tiles<Fmt<L>::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(ng, xm);
-    const int ncols = pl->rows * spl, T0 = many_tiles ? tmax : 1;
+    const int ncols = pl->rows * spl, T0 = two_tiles ? tmax : 1;
 
     /* Candidates in order of preference (bench/NOTES.md v4): B per CTA for
      * one activation row (B per warp re-reads x from L1 inside the block
@@ -237,7 +273,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     const int wcap = KS >= 8 && T0 == 1 ? KS : 0;
     /* NF4 batched in two column groups at a k-split of 2: two tiles per
      * warp in kNg2T2Warps warps (QGC_EXP_NG2T2), before one tile in 16. */
-    if (ng2t2_config(Fmt<L>::kNF4, ng, 2, 1) && !one && KS == 2 && many_tiles && !tu.t && !tu.w)
+    if (ng2t2_config(Fmt<L>::kNF4, ng, 2, 1) && !one && KS == 2 && two_tiles && !tu.t && !tu.w)
       c[nc++] = {2, 1, 1, 0, 0, kNg2T2Warps, 0};
     if ((xm == kDirect || xm == kS1 || xm == kDG) && !one) {
       /* Batched bf16 x with KS <= 4: the 4-8 row groups of a CTA would each
@@ -257,6 +293,11 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
        * 4 phases: 72.2, 56.3, 64.8; bench/NOTES.md v6). Where all of k fits
        * 16 warps this is that launch (one phase). */
       if (wcap && QGC_EXP_KS8_M1) c[nc++] = {1, 1, 0, 0, 0, wcap, 2};
+      /* NF4 at a k-split of 4 where a warp takes one tile (T0): two tiles
+       * per warp in 8 warps, the same CTAs, B in at most 2 phases (H200,
+       * 8192 x 28672: bf16 62.6 -> 60.8 us, f32 67.6 -> 64.6-65.0; 4096 x
+       * 14336, k-split 8, within 2%: left alone; bench/NOTES.md v23, v24). */
+      if (Fmt<L>::kNF4 && KS == 4 && T0 == 1 && tmax >= 2 && QGC_EXP_NF4_T2W8) c[nc++] = {2, 1, 1, 2, 0, 8, 0};
       c[nc++] = {T0, 1, 1, 2, 1, 0, 0};
       c[nc++] = {T0, 1, 0, 0, 0, 0, 0};
       if (!xmode_cut(xm)) c[nc++] = {T0, 0, 0, 0, 0, 0, 0};
@@ -331,7 +372,8 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
      * warp's latency, so twice the warps gain, where NF4, held by the
      * shared-memory pipe, lost 6% (bench/NOTES.md v10).
      * - One activation row at k-split 2 (H200, 28672 x 8192: g64 29.3 ->
-     *   28.3 us, g128 28.8 -> 28.3).
+     *   28.3 us, g128 28.8 -> 28.3), over at least 3/4 of the SMs (at
+     *   14336 x 4096's k-split of 2, 64 CTAs: 1.4x slower, v24).
      * - Batched, g64 only, over at least 3/4 of the SMs, B in the fewest
      *   phases that fit; the k-split stays the plan's, so the rows keep
      *   m = 1's bits (H200, m = 8: 28672 x 8192 44.4 -> 39.1 us, 14336 x
@@ -339,7 +381,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
     if (!Fmt<L>::kNF4 && wide_config(false, xm, ng, 1, 1) && smem && kWideWarps % KS == 0 && !tu.w && !tu.t &&
         !tu.b && !tu.phases) {
       const int64_t uw = qgc_units(Lw->ntiles, 1, kWideWarps / KS);
-      const bool take = uw <= d.sms && (one ? KS == 2 : Fmt<L>::QB == 1 && 4 * uw > 3 * (int64_t)d.sms);
+      const bool take = uw <= d.sms && 4 * uw > 3 * (int64_t)d.sms && (one ? KS == 2 : Fmt<L>::QB == 1);
       for (int r = 1; take && r <= (one ? 1 : maxr); r = next_r(r)) {
         const size_t sw = qgc_fit<L>(Lw->k, Lw->nch, d, true, kWideWarps, 1, ng, ncols, KS, r, xm);
         if (sw) {
@@ -354,8 +396,10 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
      * Q2_0's, held by each warp's latency, does not (H200, 28672 x 8192,
      * KS 2: 112 CTAs of 16 warps or 128 of 14; NF4 bf16 61.1 -> 58.5 us,
      * f32 61.8 -> 59.7; Q2_0 g128 within 1%, g64 f32 41.0 -> 43.5;
-     * bench/NOTES.md v8). */
-    if (Fmt<L>::kNF4 && one && smem && W == kMaxWarps && wfill && !tu.w) {
+     * bench/NOTES.md v8). Batched too at qgc_ks2_fill's k-split (14336 x
+     * 4096: 128 CTAs of 14 warps against 112 of 16, m = 8 f32 35.1
+     * against 36.6 us, bf16 22.5 against 24.3; v24). */
+    if (Fmt<L>::kNF4 && (one || fill2) && smem && W == kMaxWarps && wfill && !tu.w) {
       const int64_t units_w = qgc_units(Lw->ntiles, t, W / KS), units_f = qgc_units(Lw->ntiles, t, wfill / KS);
       const size_t sf = units_f > units_w && units_f <= d.sms
                             ? qgc_fit<L>(Lw->k, Lw->nch, d, bs != 0, wfill, t, ng, ncols, KS, phases, xm)
