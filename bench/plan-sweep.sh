@@ -27,7 +27,9 @@
 # qgemv bench options for every run (e.g. --graph), long_t2 (8192x28672
 # and 4096x14336, m = 1: two tiles per warp, which the plan gives only
 # where the tiles are many, at the plan's k-split in 8 warps and at
-# k-splits of 8 and 16 in 16). Needs
+# k-splits of 8 and 16 in 16), mid (14336x4096, every format, f32 and
+# bf16 x, m = 1, 8, 16: the k-split of 2 in CTAs of 14 warps of one tile,
+# 128 of them where the plan's k-split of 4 makes 112). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
 # Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
 # (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
@@ -131,6 +133,15 @@ group_tiny() {
 group_long_t2() {
   sweep long_t2 "--shape 8192x28672 --shape 4096x14336 --format all --dtype f32,bf16 --m 1" \
     "" "t=2" "t=2,w=8" "ks=8,t=2" "ks=8,t=2,w=16" "ks=16,t=2,w=16"
+}
+
+# 14336 x 4096 (896 tiles) at its k-split of 4 makes 112 CTAs of 8 tiles
+# for 132 SMs, where the other shapes make 128; at a k-split of 2, one
+# tile per warp in 14 warps makes 128 CTAs of 7 (the k-split changes the
+# bits, so it is chosen for every m together).
+group_mid() {
+  sweep mid "--shape 14336x4096 --format all --dtype f32,bf16 --m 1,8,16" \
+    "" "ks=2,t=1" "ks=2,t=1,w=14" "ks=2,w=14" "ks=2"
 }
 
 group_int() {
