@@ -29,7 +29,9 @@
 # where the tiles are many, at the plan's k-split in 8 warps and at
 # k-splits of 8 and 16 in 16), mid (14336x4096, every format, f32 and
 # bf16 x, m = 1, 8, 16: the k-split of 2 in CTAs of 14 warps of one tile,
-# 128 of them where the plan's k-split of 4 makes 112). Needs
+# 128 of them where the plan's k-split of 4 makes 112), models (11008x4096,
+# 4096x11008, 18944x3584, 3584x18944: NF4 and Q2_0 g128, m = 1 and 8,
+# k-splits and tiles per warp). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
 # Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
 # (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
@@ -142,6 +144,16 @@ group_long_t2() {
 group_mid() {
   sweep mid "--shape 14336x4096 --format all --dtype f32,bf16 --m 1,8,16" \
     "" "ks=2,t=1" "ks=2,t=1,w=14" "ks=2,w=14" "ks=2"
+}
+
+# Shapes of other models (Llama-2-7B's MLP 11008 x 4096 and 4096 x 11008,
+# Qwen2.5-7B's 18944 x 3584 and 3584 x 18944), whose plans make a part of
+# a wave or just over one (11008 x 4096: 172 units for 132 SMs, 18944 x
+# 3584: 148): k-splits, tiles per warp and warps that make one wave of 115-
+# 132 CTAs (w=12, w=9, w=10) or 2.6 of 8 warps, m = 1 and 8.
+group_models() {
+  sweep models "--shape 11008x4096 --shape 4096x11008 --shape 18944x3584 --shape 3584x18944 --format nf4,q2_0 --dtype f32,bf16 --m 1,8" \
+    "" "ks=2,t=1" "ks=4,t=2" "ks=4,w=12" "ks=2,t=1,w=12" "ks=8,t=1,w=8" "ks=1,t=1,w=9" "ks=2,t=2,w=10"
 }
 
 group_int() {

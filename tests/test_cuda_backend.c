@@ -655,16 +655,18 @@ START_TEST(test_batched_wide_plan) {
 }
 END_TEST
 
-/* 895 full tiles at k = 2048: on the H200, the plan's k-split of 2 with one
- * tile per warp (QGC_EXP_KS2_FILL, as at 14336 x 4096) where the warp
- * slots give 4. Batched rows (f32 x: two launches) against m = 1, bit for
- * bit, and the contract. */
-START_TEST(test_ks2_fill_rows) {
+/* Batched rows (f32 x: two launches) against m = 1, bit for bit, and the
+ * contract, at shapes of the plan's fill rules on the H200: 895 full tiles
+ * at k = 2048, the k-split of 2 with one tile per warp (QGC_EXP_KS2_FILL,
+ * as at 14336 x 4096) where the warp slots give 4; 687 at k = 4096, the
+ * k-split of 4 in 12 warps (QGC_EXP_WAVE_FIT, as at 11008 x 4096) where
+ * the slots give 8 in 16 warps, 172 units for 132 SMs. */
+START_TEST(test_fill_rows) {
   const int fi = _i;
-  const int64_t n = 14331, k = 2048;
-  for (int ci = 0; ci < 2; ci++) {
-    const qgemv_dtype xt = ci ? QGEMV_F32 : QGEMV_BF16;
-    const int64_t m = ci ? 9 : 8;
+  for (int ci = 0; ci < 4; ci++) {
+    const int64_t n = ci < 2 ? 14331 : 11003, k = ci < 2 ? 2048 : 4096;
+    const qgemv_dtype xt = ci % 2 ? QGEMV_F32 : QGEMV_BF16;
+    const int64_t m = ci % 2 ? 9 : 8;
     problem p;
     problem_make(&p, 5151 + (uint64_t)ci, DIST_NORMAL, fi, n, k, m, xt, false, QGEMV_F32);
     tu_guarded all = run_guarded(p.w, p.x, NULL, QGEMV_F32, m, n);
@@ -820,7 +822,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_pdl_chain, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_wide_kernel, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_batched_wide_plan, 0, qgemv_format_count());
-  tcase_add_loop_test(tc, test_ks2_fill_rows, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_fill_rows, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_nonfinite_x, 0, qgemv_format_count());
   tcase_add_test(tc, test_no_memory);
   suite_add_tcase(s, tc);

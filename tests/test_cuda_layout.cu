@@ -1143,6 +1143,58 @@ START_TEST(test_ks2_fill) {
 }
 END_TEST
 
+/* QGC_EXP_WAVE_FIT: where the slots' geometry makes just over one wave of
+ * CTAs, the k-split and warps whose busiest SM takes the fewest tiles. On
+ * the H200 at 11008 x 4096 and 18944 x 3584 (k-split 4, 12 warps, every
+ * m; GB10's plans untouched); on a device of 8 SMs at 672 x 4096 (42
+ * tiles: 11 units of k-split 8 and 16 warps, 7 of k-split 4 and 12),
+ * against the contract and batched rows against m = 1 bit for bit. */
+START_TEST(test_wave_fit) {
+  const Format F = format_at(_i);
+  const int64_t shapes[][2] = {{11008, 4096}, {18944, 3584}};
+  for (const auto &sh : shapes)
+    for (int64_t m : {1, 8, 16})
+      for (int xt = 0; xt < 2; xt++) {
+        PlanCall c;
+        plan_call(F, sh[0], sh[1], m, xt, c);
+        const qgc_plan pl = qgc_make_plan(&c.L, &c.a, kH200), pg = qgc_make_plan(&c.L, &c.a, kGB10);
+        /* 12 warps where measured (m = 1; m = 8 for NF4 and Q2_0 g128);
+         * elsewhere the busiest SM's tiles choose between them and the
+         * plan's own */
+        const bool measured = m == 1 || (m == 8 && (F.f == QGEMV_NF4 || F.group == 128));
+        ck_assert_msg(pl.fits && pl.KS == 4 && (!measured || pl.kc.block == (QGC_EXP_WAVE_FIT ? 384u : 512u)),
+                      "%s %lldx%lld %s m=%lld: fits %d, KS %d, %u threads", F.name, (long long)sh[0], (long long)sh[1],
+                      xt ? "bf16" : "f32", (long long)m, pl.fits, pl.KS, pl.kc.block);
+        ck_assert_msg(pg.fits && pg.kc.block <= 256u, "GB10 %s %lldx%lld m=%lld: %u threads", F.name,
+                      (long long)sh[0], (long long)sh[1], (long long)m, pg.kc.block);
+      }
+  /* 22016 x 4096 keeps the slots' k-split of 4; f32 x batched there
+   * keeps the plan's own warps, which load the busiest SM with as many
+   * tiles as 12 (12 measured 1.29-1.39x slower) */
+  for (int64_t m : {1, 8}) {
+    PlanCall c;
+    plan_call(F, 22016, 4096, m, QGEMV_F32, c);
+    const qgc_plan pl = qgc_make_plan(&c.L, &c.a, kH200);
+    const unsigned own = F.f == QGEMV_NF4 || F.group == 64 ? 256u : 512u;
+    ck_assert_msg(pl.KS == 4 && pl.kc.block == (m == 1 && QGC_EXP_WAVE_FIT ? 384u : m == 1 ? 512u : own),
+                  "%s 22016x4096 f32 m=%lld: KS %d, %u threads", F.name, (long long)m, pl.KS, pl.kc.block);
+  }
+  static const qgc_device_facts eight = {8, 232448, 233472, true, {}};
+  const int64_t n = 672, k = tu_whole_blocks(_i, 4096);
+  for (int xt = 0; xt < 2; xt++)
+    for (int norm = 0; norm < 2; norm++) {
+      PlanCall c;
+      plan_call(F, n, k, 1, xt, c);
+      if (norm) c.a.gamma = &c; /* the plan reads only whether there is one */
+      const qgc_plan pl = qgc_make_plan(&c.L, &c.a, eight);
+      ck_assert_msg(pl.fits && pl.KS == (QGC_EXP_WAVE_FIT ? 4 : 8) && pl.kc.block == (QGC_EXP_WAVE_FIT ? 384u : 512u),
+                    "%s m=1 x=%s norm=%d: fits %d, KS %d, %u threads", F.name, xt ? "bf16" : "f32", norm, pl.fits,
+                    pl.KS, pl.kc.block);
+      check_batched_rows(_i, xt, norm, eight, 4096, xt ? 3 : 9, n);
+    }
+}
+END_TEST
+
 /* Q2_0's norm with bf16 x and bf16 gamma takes gamma into A (kDG; with
  * -DQGC_EXP_NORM_B2=1 x gamma as two bf16 terms, kB2): B per CTA for all of k, in phases (phases=2) and B per warp (b=warp),
  * batched and m = 1, on the H200, two SMs and GB10, against the contract and each row against
@@ -1445,6 +1497,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_batched_rows, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_nf4_two_tiles_8_warps, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_ks2_fill, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_wave_fit, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_i4_blocks, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_gamma_in_a, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);

@@ -43,6 +43,11 @@
 #ifndef QGC_EXP_KS2_FILL
 #define QGC_EXP_KS2_FILL 1
 #endif
+/* A k-split and warps for just over one wave of CTAs (qgc_wave_fit). 0:
+ * dc63e56's plan, for A/B runs. */
+#ifndef QGC_EXP_WAVE_FIT
+#define QGC_EXP_WAVE_FIT 1
+#endif
 
 /* Calls f(std::integral_constant<int, id>()) when layout id has kernels
  * here and returns true; else false. One switch over every layout, for
@@ -138,9 +143,44 @@ bool qgc_ks2_fill(const qgc_layout *Lw, const qgc_device_facts &d) {
   return u2 <= d.sms && u2 > u4;
 }
 
+/* A k-split and warps per CTA for the shapes whose slots' geometry (two
+ * tiles per warp, 16 warps) makes just over one wave of CTAs: among the
+ * slots' k-split and half of it and 16, 14 or 12 warps, the one whose
+ * busiest SM takes the fewest tiles (ceil(units / SMs) x row groups x 2),
+ * the slots' own on a tie. On the H200, plan-sweep models (bench/NOTES.md
+ * v24): 11008 x 4096 (172 units of 8 tiles) takes k-split 4 in 12 warps
+ * (115 of 6): m = 1 0.81-0.89x, m = 8 0.67-0.95x; 18944 x 3584 (148)
+ * keeps k-split 4 in 12 warps (198 of 6, two per SM at most): m = 1
+ * 0.79-0.85x, m = 8 0.69-0.97x. {0, 0} where it does not apply. */
+struct qgc_wave_pick {
+  int ks, w;
+};
+template <int L>
+qgc_wave_pick qgc_wave_fit(const qgc_layout *Lw, const qgc_device_facts &d) {
+  const int64_t sms = d.sms;
+  /* Only where a CTA of 16 warps holds its ring and B (227 KB per block on
+   * the H200): GB10's 99 KB plans run small CTAs over many units, where
+   * this was not measured. */
+  if (!QGC_EXP_WAVE_FIT || Lw->ntiles < 4 * sms || d.smem_optin < 200 * 1024) return {0, 0};
+  const int ks0 = qgc_ks_by_slots<L>(Lw, d);
+  const int64_t u0 = qgc_units(Lw->ntiles, 2, qgc::kMaxWarps / ks0);
+  if (u0 <= sms || u0 >= 2 * sms) return {0, 0};
+  qgc_wave_pick best = {ks0, qgc::kMaxWarps};
+  int64_t best_cost = (u0 + sms - 1) / sms * (qgc::kMaxWarps / ks0);
+  for (int ks = ks0; ks >= 1 && ks * 2 >= ks0; ks /= 2)
+    for (int w : {qgc::kMaxWarps, qgc::kMaxWarps - 2, qgc::kMaxWarps - 4}) {
+      if (w % ks) continue;
+      const int64_t u = qgc_units(Lw->ntiles, 2, w / ks), cost = (u + sms - 1) / sms * (w / ks);
+      if (cost < best_cost) best_cost = cost, best = {ks, w};
+    }
+  return best.ks == ks0 && best.w == qgc::kMaxWarps ? qgc_wave_pick{0, 0} : best;
+}
+
 /* The k-split of a weight on a device (QGEMV_CUDA_PLAN's ks aside). */
 template <int L>
 int qgc_pick_ks(const qgc_layout *Lw, const qgc_device_facts &d) {
+  const qgc_wave_pick wp = qgc_wave_fit<L>(Lw, d);
+  if (wp.ks) return wp.ks;
   return qgc_ks2_fill<L>(Lw, d) ? 2 : qgc_ks_by_slots<L>(Lw, d);
 }
 
@@ -472,10 +512,40 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   tp.inv_k = p.inv_k;
 }
 
+/* Tiles of 16 rows that the busiest SM of a plan's launch streams: the
+ * rounds of units per CTA, times the unit's tiles, times the CTAs per SM. */
+static inline int64_t qgc_busiest_sm_tiles(const qgc_plan &pl, const qgc_device_facts &d) {
+  const int64_t grid = pl.kc.grid, rounds = (pl.p.units + grid - 1) / grid, per_sm = (grid + d.sms - 1) / d.sms;
+  return rounds * pl.G * pl.T * per_sm;
+}
+
 /* The plan of a call (the layout has kernels: upload checked). */
 static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args *a, const qgc_device_facts &d) {
   qgc_plan pl = {};
-  qgc_with_layout(Lw->id, [&](auto lay) { qgc_plan_layout<decltype(lay)::value>(&pl, Lw, a, d); });
+  qgc_with_layout(Lw->id, [&](auto lay) {
+    constexpr int L = decltype(lay)::value;
+    const qgc_plan_tune &tu = d.tune;
+    const qgc_wave_pick wp = tu.ks || tu.t || tu.b || tu.w || tu.phases ? qgc_wave_pick{0, 0} : qgc_wave_fit<L>(Lw, d);
+    if (wp.ks) {
+      /* qgc_wave_fit's warps where they fit this call and load the busiest
+       * SM with no more tiles than the plan's own geometry at that k-split
+       * (batched launches take one tile per warp and B in phases, so their
+       * units differ from m = 1's). On a tie, the plan's own where the
+       * k-split is the slots' (tuned there: H200, 22016 x 4096 f32 m = 8
+       * in 12 warps 1.29-1.39x slower, the same tiles per SM), else the
+       * wave's warps (measured: 11008 x 4096 f32 m = 8 0.83-0.96x). */
+      qgc_device_facts dw = d;
+      dw.tune.ks = wp.ks;
+      qgc_plan_layout<L>(&pl, Lw, a, dw);
+      qgc_plan pw = {};
+      dw.tune.w = wp.w;
+      qgc_plan_layout<L>(&pw, Lw, a, dw);
+      const int64_t tw = qgc_busiest_sm_tiles(pw, d), tp = qgc_busiest_sm_tiles(pl, d);
+      if (pw.fits && (!pl.fits || tw < tp || (tw == tp && wp.ks != qgc_ks_by_slots<L>(Lw, d)))) pl = pw;
+      return;
+    }
+    qgc_plan_layout<L>(&pl, Lw, a, d);
+  });
   if (!pl.fits) return pl;
   pl.main = Lw->ntiles > 0;
   pl.tail = Lw->n % QGC_TILE_ROWS != 0;
