@@ -437,8 +437,8 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
      * KS 2: 112 CTAs of 16 warps or 128 of 14; NF4 bf16 61.1 -> 58.5 us,
      * f32 61.8 -> 59.7; Q2_0 g128 within 1%, g64 f32 41.0 -> 43.5;
      * bench/NOTES.md v8). Batched too at qgc_ks2_fill's k-split (14336 x
-     * 4096: 128 CTAs of 14 warps against 112 of 16, m = 8 f32 35.1
-     * against 36.6 us, bf16 22.5 against 24.3; v24). */
+     * 4096, m = 8: 128 CTAs of 14 warps, bf16 22.5 us against 24.3 in 16,
+     * f32 35.1 against 36.6 in 8; v24). */
     if (Fmt<L>::kNF4 && (one || fill2) && smem && W == kMaxWarps && wfill && !tu.w) {
       const int64_t units_w = qgc_units(Lw->ntiles, t, W / KS), units_f = qgc_units(Lw->ntiles, t, wfill / KS);
       const size_t sf = units_f > units_w && units_f <= d.sms
