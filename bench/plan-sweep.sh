@@ -31,7 +31,8 @@
 # bf16 x, m = 1, 8, 16: the k-split of 2 in CTAs of 14 warps of one tile,
 # 128 of them where the plan's k-split of 4 makes 112), models (11008x4096,
 # 4096x11008, 18944x3584, 3584x18944: NF4 and Q2_0 g128, m = 1 and 8,
-# k-splits and tiles per warp). Needs
+# k-splits and tiles per warp), wavefit (the shapes of qgc_wave_fit and
+# 14336x5120: 8 to 16 warps per CTA, k-splits 1 and 2). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
 # Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
 # (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
@@ -154,6 +155,15 @@ group_mid() {
 group_models() {
   sweep models "--shape 11008x4096 --shape 4096x11008 --shape 18944x3584 --shape 3584x18944 --format nf4,q2_0 --dtype f32,bf16 --m 1,8" \
     "" "ks=2,t=1" "ks=4,t=2" "ks=4,w=12" "ks=2,t=1,w=12" "ks=8,t=1,w=8" "ks=1,t=1,w=9" "ks=2,t=2,w=10"
+}
+
+# The warp counts around qgc_wave_fit's 16/14/12 (bench/NOTES.md v24,
+# item 2): at 18944 x 3584, k-split 2 in 10 warps and 1 in 9 beat its 12;
+# every count from 8 to 16 at the shapes that make 1-2 waves of CTAs on
+# the H200 (the plan is the wave rule's choice), m = 1 and 8.
+group_wavefit() {
+  sweep wavefit "--shape 11008x4096 --shape 18944x3584 --shape 22016x4096 --shape 37888x3584 --shape 14336x5120 --format nf4,q2_0 --dtype f32,bf16 --m 1,8" \
+    "" "w=8" "w=10" "w=12" "w=14" "w=16" "ks=2,w=10" "ks=2,w=12" "ks=1,w=9" "ks=1,t=1,w=9" "ks=2,t=1,w=12"
 }
 
 group_int() {
