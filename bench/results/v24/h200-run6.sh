@@ -1,6 +1,6 @@
 #!/bin/bash
 # v24 run 6 (issue 13), NOT RUN (refused: no device time left); the first
-# call of the next session. HEAD's module (b3c87c0: qgc_wave_fit's warps per
+# call of the next session. HEAD's module (5c2762a: qgc_wave_fit's warps per
 # call only where they load the busiest SM with no more tiles than the
 # plan's own, the plan's own on a tie at the slots' k-split) against
 # run 5's (WAVE, the wave's warps for every call). HEAD differs from WAVE
