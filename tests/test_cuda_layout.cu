@@ -1180,6 +1180,14 @@ START_TEST(test_wave_fit) {
     ck_assert_msg(pl.KS == 4 && pl.kc.block == (m == 1 && QGC_EXP_WAVE_FIT ? 384u : m == 1 ? 512u : own),
                   "%s 22016x4096 f32 m=%lld: KS %d, %u threads", F.name, (long long)m, pl.KS, pl.kc.block);
   }
+  /* not past k = 6144 (measured at 3584 and 4096) */
+  {
+    PlanCall c;
+    plan_call(F, 11008, 8192, 1, QGEMV_BF16, c);
+    qgc_with_layout(F.id, [&](auto lay) {
+      ck_assert_int_eq(qgc_wave_fit<decltype(lay)::value>(&c.L, kH200).ks, 0);
+    });
+  }
   static const qgc_device_facts eight = {8, 232448, 233472, true, {}};
   const int64_t n = 672, k = tu_whole_blocks(_i, 4096);
   for (int xt = 0; xt < 2; xt++) /* valgrind runs: f32 x, m = 3, only */

@@ -160,8 +160,9 @@ qgc_wave_pick qgc_wave_fit(const qgc_layout *Lw, const qgc_device_facts &d) {
   const int64_t sms = d.sms;
   /* Only where a CTA of 16 warps holds its ring and B (227 KB per block on
    * the H200): GB10's 99 KB plans run small CTAs over many units, where
-   * this was not measured. */
-  if (!QGC_EXP_WAVE_FIT || Lw->ntiles < 4 * sms || d.smem_optin < 200 * 1024) return {0, 0};
+   * this was not measured. And only for k <= 6144, as measured (k = 3584
+   * and 4096; qgc_ks2_fill lost at m = 1 with k = 8192). */
+  if (!QGC_EXP_WAVE_FIT || Lw->ntiles < 4 * sms || d.smem_optin < 200 * 1024 || Lw->k > 6144) return {0, 0};
   const int ks0 = qgc_ks_by_slots<L>(Lw, d);
   const int64_t u0 = qgc_units(Lw->ntiles, 2, qgc::kMaxWarps / ks0);
   if (u0 <= sms || u0 >= 2 * sms) return {0, 0};
@@ -513,9 +514,10 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
 }
 
 /* Tiles of 16 rows that the busiest SM of a plan's launch streams: the
- * rounds of units per CTA, times the unit's tiles, times the CTAs per SM. */
+ * rounds of units per CTA, times the unit's tiles, times the CTAs per SM
+ * (a plan that fits: it has CTAs). */
 static inline int64_t qgc_busiest_sm_tiles(const qgc_plan &pl, const qgc_device_facts &d) {
-  const int64_t grid = pl.kc.grid, rounds = (pl.p.units + grid - 1) / grid, per_sm = (grid + d.sms - 1) / d.sms;
+  const int64_t grid = pl.kc.grid > 0 ? pl.kc.grid : 1, rounds = (pl.p.units + grid - 1) / grid, per_sm = (grid + d.sms - 1) / d.sms;
   return rounds * pl.G * pl.T * per_sm;
 }
 
@@ -540,8 +542,13 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
       qgc_plan pw = {};
       dw.tune.w = wp.w;
       qgc_plan_layout<L>(&pw, Lw, a, dw);
+      if (!pw.fits) return;
+      if (!pl.fits) {
+        pl = pw;
+        return;
+      }
       const int64_t tw = qgc_busiest_sm_tiles(pw, d), tp = qgc_busiest_sm_tiles(pl, d);
-      if (pw.fits && (!pl.fits || tw < tp || (tw == tp && wp.ks != qgc_ks_by_slots<L>(Lw, d)))) pl = pw;
+      if (tw < tp || (tw == tp && wp.ks != qgc_ks_by_slots<L>(Lw, d))) pl = pw;
       return;
     }
     qgc_plan_layout<L>(&pl, Lw, a, d);
