@@ -658,13 +658,14 @@ END_TEST
 /* Batched rows (f32 x: two launches) against m = 1, bit for bit, and the
  * contract, at shapes of the plan's fill rules on the H200: 895 full tiles
  * at k = 2048, the k-split of 2 with one tile per warp (QGC_EXP_KS2_FILL,
- * as at 14336 x 4096) where the warp slots give 4; 687 at k = 4096, the
- * k-split of 4 in 12 warps (QGC_EXP_WAVE_FIT, as at 11008 x 4096) where
- * the slots give 8 in 16 warps, 172 units for 132 SMs. */
+ * as at 14336 x 4096) where the warp slots give 4; 687 at k = 4096 and
+ * 1183 at k = 3584, qgc_wave_fit's picks (QGC_EXP_WAVE_FIT: as at 11008 x
+ * 4096, k-split 4 in 12 warps; as at 18944 x 3584, k-split 2, NF4 in 10
+ * warps, Q2_0 in 12). */
 START_TEST(test_fill_rows) {
   const int fi = _i;
-  for (int ci = 0; ci < 4; ci++) {
-    const int64_t n = ci < 2 ? 14331 : 11003, k = ci < 2 ? 2048 : 4096;
+  for (int ci = 0; ci < 5; ci++) {
+    const int64_t n = ci < 2 ? 14331 : ci < 4 ? 11003 : 18939, k = ci < 2 ? 2048 : ci < 4 ? 4096 : 3584;
     const qgemv_dtype xt = ci % 2 ? QGEMV_F32 : QGEMV_BF16;
     const int64_t m = ci % 2 ? 9 : 8;
     problem p;

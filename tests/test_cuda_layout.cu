@@ -1146,40 +1146,41 @@ END_TEST
 
 /* QGC_EXP_WAVE_FIT: where the slots' geometry makes just over one wave of
  * CTAs, the k-split and warps whose busiest SM takes the fewest tiles. On
- * the H200 at 11008 x 4096 and 18944 x 3584 (k-split 4, 12 warps, every
- * m; GB10's plans untouched); on a device of 8 SMs at 672 x 4096 (42
- * tiles: 11 units of k-split 8 and 16 warps, 7 of k-split 4 and 12),
- * against the contract and batched rows against m = 1 bit for bit. */
+ * the H200 (bench/NOTES.md v24, v25): the k-split for every m and the
+ * warps at m = 1, per shape and format; every call's busiest SM no more
+ * loaded than by the plan's own geometry at that k-split; GB10's plans
+ * untouched. On devices of 8 SMs (672 x 4096: k-split 4 in 12 warps;
+ * 1184 x 3584: k-split 2, NF4 in 10 warps, Q2_0 in 12), against the
+ * contract and batched rows against m = 1 bit for bit. */
 START_TEST(test_wave_fit) {
   const Format F = format_at(_i);
-  const int64_t shapes[][2] = {{11008, 4096}, {18944, 3584}};
-  for (const auto &sh : shapes)
+  const bool nf4 = F.f == QGEMV_NF4;
+  struct {
+    int64_t n, k;
+    int ks, w; /* the pick at m = 1 */
+  } const picks[] = {{11008, 4096, 4, 12},
+                     {18944, 3584, 2, nf4 ? 10 : 12},
+                     {22016, 4096, 2, 12},
+                     {37888, 3584, 2, nf4 ? 10 : 12}};
+  for (const auto &sh : picks)
     for (int64_t m : {1, 8, 16})
       for (int xt = 0; xt < 2; xt++) {
         PlanCall c;
-        plan_call(F, sh[0], sh[1], m, xt, c);
+        plan_call(F, sh.n, sh.k, m, xt, c);
         const qgc_plan pl = qgc_make_plan(&c.L, &c.a, kH200), pg = qgc_make_plan(&c.L, &c.a, kGB10);
-        /* 12 warps where measured (m = 1; m = 8 for NF4 and Q2_0 g128);
-         * elsewhere the busiest SM's tiles choose between them and the
-         * plan's own */
-        const bool measured = m == 1 || (m == 8 && (F.f == QGEMV_NF4 || F.group == 128));
-        ck_assert_msg(pl.fits && pl.KS == 4 && (!measured || pl.kc.block == (QGC_EXP_WAVE_FIT ? 384u : 512u)),
-                      "%s %lldx%lld %s m=%lld: fits %d, KS %d, %u threads", F.name, (long long)sh[0], (long long)sh[1],
+        ck_assert_msg(pl.fits && (!QGC_EXP_WAVE_FIT || (pl.KS == sh.ks && (m > 1 || pl.kc.block == 32u * sh.w))),
+                      "%s %lldx%lld %s m=%lld: fits %d, KS %d, %u threads", F.name, (long long)sh.n, (long long)sh.k,
                       xt ? "bf16" : "f32", (long long)m, pl.fits, pl.KS, pl.kc.block);
+        qgc_device_facts own = kH200;
+        own.tune.ks = pl.KS;
+        const qgc_plan po = qgc_make_plan(&c.L, &c.a, own);
+        ck_assert_msg(po.fits && qgc_busiest_sm_tiles(pl, kH200) <= qgc_busiest_sm_tiles(po, kH200),
+                      "%s %lldx%lld %s m=%lld: %lld tiles on the busiest SM, the plan's own %lld", F.name,
+                      (long long)sh.n, (long long)sh.k, xt ? "bf16" : "f32", (long long)m,
+                      (long long)qgc_busiest_sm_tiles(pl, kH200), (long long)qgc_busiest_sm_tiles(po, kH200));
         ck_assert_msg(pg.fits && pg.kc.block <= 256u, "GB10 %s %lldx%lld m=%lld: %u threads", F.name,
-                      (long long)sh[0], (long long)sh[1], (long long)m, pg.kc.block);
+                      (long long)sh.n, (long long)sh.k, (long long)m, pg.kc.block);
       }
-  /* 22016 x 4096 keeps the slots' k-split of 4; f32 x batched there
-   * keeps the plan's own warps, which load the busiest SM with as many
-   * tiles as 12 (12 measured 1.29-1.39x slower) */
-  for (int64_t m : {1, 8}) {
-    PlanCall c;
-    plan_call(F, 22016, 4096, m, QGEMV_F32, c);
-    const qgc_plan pl = qgc_make_plan(&c.L, &c.a, kH200);
-    const unsigned own = F.f == QGEMV_NF4 || F.group == 64 ? 256u : 512u;
-    ck_assert_msg(pl.KS == 4 && pl.kc.block == (m == 1 && QGC_EXP_WAVE_FIT ? 384u : m == 1 ? 512u : own),
-                  "%s 22016x4096 f32 m=%lld: KS %d, %u threads", F.name, (long long)m, pl.KS, pl.kc.block);
-  }
   /* not past k = 6144 (measured at 3584 and 4096) */
   {
     PlanCall c;
@@ -1189,18 +1190,23 @@ START_TEST(test_wave_fit) {
     });
   }
   static const qgc_device_facts eight = {8, 232448, 233472, true, {}};
-  const int64_t n = 672, k = tu_whole_blocks(_i, 4096);
-  for (int xt = 0; xt < 2; xt++) /* valgrind runs: f32 x, m = 3, only */
-    for (int norm = 0; norm < 2 && !(quick && (xt || norm)); norm++) {
-      PlanCall c;
-      plan_call(F, n, k, 1, xt, c);
-      if (norm) c.a.gamma = &c; /* the plan reads only whether there is one */
-      const qgc_plan pl = qgc_make_plan(&c.L, &c.a, eight);
-      ck_assert_msg(pl.fits && pl.KS == (QGC_EXP_WAVE_FIT ? 4 : 8) && pl.kc.block == (QGC_EXP_WAVE_FIT ? 384u : 512u),
-                    "%s m=1 x=%s norm=%d: fits %d, KS %d, %u threads", F.name, xt ? "bf16" : "f32", norm, pl.fits,
-                    pl.KS, pl.kc.block);
-      check_batched_rows(_i, xt, norm, eight, 4096, xt || quick ? 3 : 9, n);
-    }
+  struct {
+    int64_t n, k0;
+    int ks, w;
+  } const small[] = {{672, 4096, 4, 12}, {1184, 3584, 2, nf4 ? 10 : 12}};
+  for (int si = 0; si < (quick ? 1 : 2); si++) /* valgrind runs: 672 x 4096, f32 x, m = 3, only */
+    for (int xt = 0; xt < 2; xt++)
+      for (int norm = 0; norm < 2 && !(quick && (xt || norm)); norm++) {
+        const int64_t n = small[si].n, k = tu_whole_blocks(_i, small[si].k0);
+        PlanCall c;
+        plan_call(F, n, k, 1, xt, c);
+        if (norm) c.a.gamma = &c; /* the plan reads only whether there is one */
+        const qgc_plan pl = qgc_make_plan(&c.L, &c.a, eight);
+        ck_assert_msg(pl.fits && (!QGC_EXP_WAVE_FIT || (pl.KS == small[si].ks && pl.kc.block == 32u * small[si].w)),
+                      "%s %lldx%lld m=1 x=%s norm=%d: fits %d, KS %d, %u threads", F.name, (long long)n,
+                      (long long)k, xt ? "bf16" : "f32", norm, pl.fits, pl.KS, pl.kc.block);
+        check_batched_rows(_i, xt, norm, eight, small[si].k0, xt || quick ? 3 : 9, n);
+      }
 }
 END_TEST
 

@@ -145,13 +145,28 @@ bool qgc_ks2_fill(const qgc_layout *Lw, const qgc_device_facts &d) {
 
 /* A k-split and warps per CTA for the shapes whose slots' geometry (two
  * tiles per warp, 16 warps) makes just over one wave of CTAs: among the
- * slots' k-split and half of it and 16, 14 or 12 warps, the one whose
- * busiest SM takes the fewest tiles (ceil(units / SMs) x row groups x 2),
- * the slots' own on a tie. On the H200, plan-sweep models (bench/NOTES.md
- * v24): 11008 x 4096 (172 units of 8 tiles) takes k-split 4 in 12 warps
- * (115 of 6): m = 1 0.81-0.89x, m = 8 0.67-0.95x; 18944 x 3584 (148)
- * keeps k-split 4 in 12 warps (198 of 6, two per SM at most): m = 1
- * 0.79-0.85x, m = 8 0.69-0.97x. {0, 0} where it does not apply. */
+ * slots' k-split and half of it (not under 2), the one whose busiest SM
+ * takes the fewest tiles (rounds of units x row groups x two tiles), the
+ * fewest rounds on a tie, the slots' own on a further tie.
+ * - NF4: 8 to 16 warps, with CTAs on at least 2/3 of the SMs (fewer
+ *   starve the memory system: 11008 x 4096 at a k-split of 2 in 10 warps,
+ *   69 CTAs, was 1.6x slower; 96 of 132 were fine).
+ * - Q2_0: 16, 14 or 12 warps. The wider search of v25 run 2 (a quarter of
+ *   the k-split, one tile per warp, 8 to 16 warps) made f32 x at m = 8
+ *   0.56-0.67x the time at ten shapes but bf16 x at m = 1 up to 1.42x
+ *   slower at five: one tile per warp in 10, 14 or 16 warps is 1.3-2x
+ *   slower than in 9 or 12 for bf16 x (run 4's sweep; not understood).
+ * On the H200 against v24's rule (bench/NOTES.md v25, runs 3 and 5):
+ * 18944 x 3584 NF4 k-split 2 in 10 warps (m = 1 0.84-0.85x, bf16 m = 8
+ * 0.84x, f32 m = 8 and m = 16 1.07-1.09x slower), Q2_0 2 in 12 (0.76-
+ * 0.98x); 20480 x 5120 NF4 2 in 10 (0.71-0.94x), Q2_0 2 in 12 (0.53-
+ * 0.85x); 22016 and 24576 x 4096 NF4 2 in 12 (m = 1 0.97x, bf16 batched
+ * 0.93-0.96x, f32 batched 1.03-1.04x slower), Q2_0 2 in 12 (0.79-0.98x);
+ * 37888 x 3584 NF4 in 10 warps at m = 1 and bf16 m = 8 (0.90-0.92x). A
+ * k-split of 1 for NF4 there was 3% faster at m = 1 and 1.25x slower with
+ * f32 x at m = 8. v24's picks stand: 11008 and 12288 x 4096 k-split 4 in
+ * 12 warps (m = 1 0.81-0.89x, m = 8 0.67-0.95x against 8 in 16). {0, 0}
+ * where it does not apply. */
 struct qgc_wave_pick {
   int ks, w;
 };
@@ -161,18 +176,21 @@ qgc_wave_pick qgc_wave_fit(const qgc_layout *Lw, const qgc_device_facts &d) {
   /* Only where a CTA of 16 warps holds its ring and B (227 KB per block on
    * the H200): GB10's 99 KB plans run small CTAs over many units, where
    * this was not measured. And only for k <= 6144, as measured (k = 3584
-   * and 4096; qgc_ks2_fill lost at m = 1 with k = 8192). */
+   * to 5120; qgc_ks2_fill lost at m = 1 with k = 8192). */
   if (!QGC_EXP_WAVE_FIT || Lw->ntiles < 4 * sms || d.smem_optin < 200 * 1024 || Lw->k > 6144) return {0, 0};
   const int ks0 = qgc_ks_by_slots<L>(Lw, d);
   const int64_t u0 = qgc_units(Lw->ntiles, 2, qgc::kMaxWarps / ks0);
   if (u0 <= sms || u0 >= 2 * sms) return {0, 0};
+  constexpr bool nf4 = qgc::Fmt<L>::kNF4;
   qgc_wave_pick best = {ks0, qgc::kMaxWarps};
-  int64_t best_cost = (u0 + sms - 1) / sms * (qgc::kMaxWarps / ks0);
-  for (int ks = ks0; ks >= 1 && ks * 2 >= ks0; ks /= 2)
-    for (int w : {qgc::kMaxWarps, qgc::kMaxWarps - 2, qgc::kMaxWarps - 4}) {
+  int64_t best_rounds = (u0 + sms - 1) / sms, best_tiles = best_rounds * (qgc::kMaxWarps / ks0) * 2;
+  for (int ks = ks0; ks >= 2 && ks * 2 >= ks0; ks /= 2)
+    for (int w = qgc::kMaxWarps; w >= (nf4 ? 8 : qgc::kMaxWarps - 4); w -= nf4 ? 1 : 2) {
       if (w % ks) continue;
-      const int64_t u = qgc_units(Lw->ntiles, 2, w / ks), cost = (u + sms - 1) / sms * (w / ks);
-      if (cost < best_cost) best_cost = cost, best = {ks, w};
+      const int64_t u = qgc_units(Lw->ntiles, 2, w / ks), rounds = (u + sms - 1) / sms, tiles = rounds * (w / ks) * 2;
+      if (nf4 && 3 * u < 2 * sms) continue;
+      if (tiles < best_tiles || (tiles == best_tiles && rounds < best_rounds))
+        best = {ks, w}, best_rounds = rounds, best_tiles = tiles;
     }
   return best.ks == ks0 && best.w == qgc::kMaxWarps ? qgc_wave_pick{0, 0} : best;
 }
@@ -549,6 +567,15 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
       }
       const int64_t tw = qgc_busiest_sm_tiles(pw, d), tp = qgc_busiest_sm_tiles(pl, d);
       if (tw < tp || (tw == tp && wp.ks != qgc_ks_by_slots<L>(Lw, d))) pl = pw;
+      /* NF4: also v24's 12 warps where the pick is another count (H200,
+       * 37888 x 3584 f32 m = 8: 474 units of 10 warps, 73.7 us, against
+       * 395 of 12, 57.5; bench/NOTES.md v25) */
+      if (qgc::Fmt<L>::kNF4 && wp.w != qgc::kMaxWarps - 4) {
+        qgc_plan p12 = {};
+        dw.tune.w = qgc::kMaxWarps - 4;
+        qgc_plan_layout<L>(&p12, Lw, a, dw);
+        if (p12.fits && qgc_busiest_sm_tiles(p12, d) < qgc_busiest_sm_tiles(pl, d)) pl = p12;
+      }
       return;
     }
     qgc_plan_layout<L>(&pl, Lw, a, d);
