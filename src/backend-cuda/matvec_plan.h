@@ -49,6 +49,16 @@
 #define QGC_EXP_WAVE_FIT 1
 #endif
 
+/* Experiment (off): launches the plan takes for one CTA per SM (its
+ * occupancy model assumes 128 registers per thread) ask for more than half
+ * of the SM's shared memory, so that no second CTA can join one: Q2_0
+ * direct at one tile per warp (91 registers) fits two CTAs of 9 or 10
+ * warps per SM, and 10 warps ran 1.3-1.4x slower than 12 with fewer CTAs
+ * than SMs (bench/NOTES.md v25 run 4). */
+#ifndef QGC_EXP_ONE_CTA
+#define QGC_EXP_ONE_CTA 0
+#endif
+
 /* Calls f(std::integral_constant<int, id>()) when layout id has kernels
  * here and returns true; else false. One switch over every layout, for
  * code that instantiates templates per layout. */
@@ -477,7 +487,10 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   pl->phases = phases;
   const int64_t groups = (Lw->ntiles + t - 1) / t, units = qgc_units(Lw->ntiles, t, pl->G);
   const int64_t cap = (int64_t)qgc_ctas_per_sm(d, W, smem) * d.sms;
-  pl->kc = KernelChoice{xm, ng, t, bs, (unsigned)(units < cap ? units : cap), (unsigned)(32 * W), smem};
+  const size_t half = d.smem_per_sm / 2, one_cta = (half - 1024 + 16) & ~(size_t)15;
+  const size_t launch_smem =
+      QGC_EXP_ONE_CTA && cap == (int64_t)d.sms && smem < one_cta && one_cta <= d.smem_optin ? one_cta : smem;
+  pl->kc = KernelChoice{xm, ng, t, bs, (unsigned)(units < cap ? units : cap), (unsigned)(32 * W), launch_smem};
 
   Params &p = pl->p;
   p = Params{};
