@@ -1,18 +1,23 @@
 #!/bin/bash
 # v25 run 6 (issue 13), NOT RUN (the budget left, 197 s, could not start a
-# machine): the first call of the next session. Is Q2_0 direct's loss at one tile per warp in 10
-# warps a second CTA on an SM? Q2_0 direct (T = 1, B per CTA) uses 91
-# registers (ptxas -v, sm_90): two CTAs of 9 or 10 warps fit an SM, 12 do
-# not; the plan assumes 128 (one per SM) and launches fewer CTAs than
-# SMs. ONECTA (-DQGC_EXP_ONE_CTA=1) asks such launches for half the SM's
-# shared memory, so that none can join another. Predicted: under ONECTA
-# `ks=2,t=1,w=10` at 9216 x 4096 bf16 m = 1 near w=12's 7.5 us (10.3 in
-# run 4) and ks=1,t=1,w=10 at 18944 x 3584 near 11.3 (16.2); the plan's
-# rows and w=12 unchanged.
+# machine): the first call of the next session. Is Q2_0 direct's loss at
+# one tile per warp in 10 warps a second CTA on an SM? Q2_0 direct (T = 1,
+# B per CTA) uses 91 registers (ptxas -v, sm_90): two CTAs of 9 or 10
+# warps fit an SM, 12 do not; the plan assumes 128 (one per SM) and
+# launches fewer CTAs than SMs. ONECTA (-DQGC_EXP_ONE_CTA=1) asks such
+# launches for half the SM's shared memory, so that none can join
+# another. Predicted: under ONECTA `ks=2,t=1,w=10` at 9216 x 4096 bf16
+# m = 1 near w=12's 7.5 us (10.3 in run 4) and ks=1,t=1,w=10 at 18944 x
+# 3584 near 11.3 (16.2); the plan's rows and w=12 unchanged.
+# Then plan-sweep q2wave under ONECTA (the rows of run 4, with no
+# second CTA per SM; 150 s), and the sanitizers on the pack's
+# module (run 3 ran them before Q2_0's tie rule).
 # Here: bench/cuda-module.sh /tmp/b90 ONECTA -DQGC_EXP_ONE_CTA=1; then
-# bench/cuda-module.sh /tmp/b90 base (the pack's module: 039a3aa's);
-#   bash ../shared/gpu/pack.sh /tmp/b90 bench/run-common.sh \
-#     bench/results/v25/h200-run6.sh /tmp/mods/qgemv-cuda-ONECTA.so.xz
+# bench/cuda-module.sh /tmp/b90 base (the pack's module: the library's);
+# make; then
+#   bash ../shared/gpu/pack.sh /tmp/b90 /tmp/b90/tests/.libs/test_cuda_backend \
+#     /tmp/b90/tests/.libs/test_hardening_cuda bench/gpu-pack-run.sh bench/run-common.sh \
+#     bench/plan-sweep.sh bench/results/v25/h200-run6.sh /tmp/mods/qgemv-cuda-ONECTA.so.xz
 # there: source .gpu/pack/env.sh; bash .gpu/pack/bin/h200-run6.sh
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -29,3 +34,9 @@ for mod in base one; do
   done
 done
 step bench
+QGEMV_PLUGIN_PATH=$O/one SWEEP_BENCH_ARGS=--graph SWEEP_DEADLINE=150 OUT=$O/sweep timeout 200 \
+  bash "$here/plan-sweep.sh" q2wave > "$O/sweep-log.txt" 2>&1
+step sweep; cat "$O/sweep/summary.txt"
+GPU_DEADLINE=$((560 - SECONDS)) OUT=$O/san timeout $((575 - SECONDS)) bash "$here/gpu-pack-run.sh" sanitize \
+  > "$O/sanitize-log.txt" 2>&1
+step sanitize; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Checks:|exit" "$O/sanitize-log.txt" | head -12
