@@ -1,6 +1,6 @@
 /* The host's time for one matvec plan (matvec_plan.h, made on every call)
  * at a few shapes, NF4 bf16 x, m = 1 and 8, on an H200's facts; shapes
- * where qgc_wave_fit applies make the plan twice. Host only.
+ * where qgc_wave_fit applies make the plan two or three times. Host only.
  *   cc -std=c11 -c src/backend-cuda/plan_tune.c -o /tmp/plan_tune.o -Isrc -Isrc/core -Iinclude -IBUILD
  *   nvcc -O2 -std=c++17 -Isrc -Isrc/core -Iinclude -IBUILD -x cu -c \
  *     bench/lab/plan_time.cu -o /tmp/plan_time.o
@@ -15,7 +15,7 @@
 
 int main() {
   const qgc_device_facts h200 = {132, 232448, 233472, true, {}};
-  const long shapes[][2] = {{28672, 8192}, {14336, 4096}, {11008, 4096}, {18944, 3584}, {4096, 4096}};
+  const long shapes[][2] = {{28672, 8192}, {14336, 4096}, {11008, 4096}, {18944, 3584}, {37888, 3584}, {4096, 4096}};
   for (const auto &s : shapes)
     for (int m : {1, 8}) {
       qgemv_weight_desc d = {};
