@@ -49,6 +49,14 @@
 #define QGC_EXP_WAVE_FIT 1
 #endif
 
+/* Experiment (off): qgc_wave_fit's search for Q2_0 as v25 run 2 measured
+ * it, down to a quarter of the slots' k-split (1 at the least), one or
+ * two tiles per warp, 8 to 16 warps (f32 x at m = 8 0.56-0.67x at ten
+ * shapes, bf16 x at m = 1 up to 1.42x slower where it took 10 warps of one
+ * tile: with QGC_EXP_ONE_CTA, v25/h200-run6.sh). */
+#ifndef QGC_EXP_Q2_WIDE
+#define QGC_EXP_Q2_WIDE 0
+#endif
 /* Experiment (off): launches the plan takes for one CTA per SM (its
  * occupancy model assumes 128 registers per thread) ask for more than half
  * of the SM's shared memory, so that no second CTA can join one: Q2_0
@@ -178,7 +186,7 @@ bool qgc_ks2_fill(const qgc_layout *Lw, const qgc_device_facts &d) {
  * 12 warps (m = 1 0.81-0.89x, m = 8 0.67-0.95x against 8 in 16). {0, 0}
  * where it does not apply. */
 struct qgc_wave_pick {
-  int ks, w;
+  int ks, w, t; /* t: 1 for one tile per warp, else 0 (the plan's two) */
 };
 template <int L>
 qgc_wave_pick qgc_wave_fit(const qgc_layout *Lw, const qgc_device_facts &d) {
@@ -187,22 +195,25 @@ qgc_wave_pick qgc_wave_fit(const qgc_layout *Lw, const qgc_device_facts &d) {
    * the H200): GB10's 99 KB plans run small CTAs over many units, where
    * this was not measured. And only for k <= 6144, as measured (k = 3584
    * to 5120; qgc_ks2_fill lost at m = 1 with k = 8192). */
-  if (!QGC_EXP_WAVE_FIT || Lw->ntiles < 4 * sms || d.smem_optin < 200 * 1024 || Lw->k > 6144) return {0, 0};
+  if (!QGC_EXP_WAVE_FIT || Lw->ntiles < 4 * sms || d.smem_optin < 200 * 1024 || Lw->k > 6144) return {0, 0, 0};
   const int ks0 = qgc_ks_by_slots<L>(Lw, d);
   const int64_t u0 = qgc_units(Lw->ntiles, 2, qgc::kMaxWarps / ks0);
-  if (u0 <= sms || u0 >= 2 * sms) return {0, 0};
-  constexpr bool nf4 = qgc::Fmt<L>::kNF4;
-  qgc_wave_pick best = {ks0, qgc::kMaxWarps};
+  if (u0 <= sms || u0 >= 2 * sms) return {0, 0, 0};
+  constexpr bool nf4 = qgc::Fmt<L>::kNF4, q2w = !nf4 && QGC_EXP_Q2_WIDE, wide = nf4 || q2w;
+  qgc_wave_pick best = {ks0, qgc::kMaxWarps, 0};
   int64_t best_rounds = (u0 + sms - 1) / sms, best_tiles = best_rounds * (qgc::kMaxWarps / ks0) * 2;
-  for (int ks = ks0; ks >= 2 && ks * 2 >= ks0; ks /= 2)
-    for (int w = qgc::kMaxWarps; w >= (nf4 ? 8 : qgc::kMaxWarps - 4); w -= nf4 ? 1 : 2) {
-      if (w % ks) continue;
-      const int64_t u = qgc_units(Lw->ntiles, 2, w / ks), rounds = (u + sms - 1) / sms, tiles = rounds * (w / ks) * 2;
-      if (nf4 && 3 * u < 2 * sms) continue;
-      if (tiles < best_tiles || (tiles == best_tiles && rounds < best_rounds))
-        best = {ks, w}, best_rounds = rounds, best_tiles = tiles;
-    }
-  return best.ks == ks0 && best.w == qgc::kMaxWarps ? qgc_wave_pick{0, 0} : best;
+  for (int ks = ks0; ks >= (q2w ? 1 : 2) && ks * (q2w ? 4 : 2) >= ks0; ks /= 2)
+    for (int t = 2; t >= (q2w ? 1 : 2); t--)
+      for (int w = qgc::kMaxWarps; w >= (wide ? 8 : qgc::kMaxWarps - 4); w -= wide ? 1 : 2) {
+        if (w % ks) continue;
+        const int64_t u = qgc_units(Lw->ntiles, t, w / ks), rounds = (u + sms - 1) / sms;
+        const int64_t tiles = rounds * (w / ks) * t;
+        if (wide && 3 * u < 2 * sms) continue;
+        if (tiles < best_tiles ||
+            (tiles == best_tiles && (rounds < best_rounds || (q2w && rounds == best_rounds && ks < best.ks))))
+          best = {ks, w, t == 2 ? 0 : 1}, best_rounds = rounds, best_tiles = tiles;
+      }
+  return best.ks == ks0 && best.w == qgc::kMaxWarps && best.t == 0 ? qgc_wave_pick{0, 0, 0} : best;
 }
 
 /* The k-split of a weight on a device (QGEMV_CUDA_PLAN's ks aside). */
@@ -558,7 +569,7 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
   qgc_with_layout(Lw->id, [&](auto lay) {
     constexpr int L = decltype(lay)::value;
     const qgc_plan_tune &tu = d.tune;
-    const qgc_wave_pick wp = tu.ks || tu.t || tu.b || tu.w || tu.phases ? qgc_wave_pick{0, 0} : qgc_wave_fit<L>(Lw, d);
+    const qgc_wave_pick wp = tu.ks || tu.t || tu.b || tu.w || tu.phases ? qgc_wave_pick{0, 0, 0} : qgc_wave_fit<L>(Lw, d);
     if (wp.ks) {
       /* qgc_wave_fit's warps where they fit this call and load the busiest
        * SM with no more tiles than the plan's own geometry at that k-split
@@ -572,6 +583,7 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
       qgc_plan_layout<L>(&pl, Lw, a, dw);
       qgc_plan pw = {};
       dw.tune.w = wp.w;
+      dw.tune.t = wp.t;
       qgc_plan_layout<L>(&pw, Lw, a, dw);
       if (!pw.fits) return;
       if (!pl.fits) {
