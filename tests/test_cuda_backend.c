@@ -664,8 +664,9 @@ END_TEST
  * warps, Q2_0 in 12). */
 START_TEST(test_fill_rows) {
   const int fi = _i;
+  static const int64_t shape[5][2] = {{14331, 2048}, {14331, 2048}, {11003, 4096}, {11003, 4096}, {18939, 3584}};
   for (int ci = 0; ci < 5; ci++) {
-    const int64_t n = ci < 2 ? 14331 : ci < 4 ? 11003 : 18939, k = ci < 2 ? 2048 : ci < 4 ? 4096 : 3584;
+    const int64_t n = shape[ci][0], k = shape[ci][1];
     const qgemv_dtype xt = ci % 2 ? QGEMV_F32 : QGEMV_BF16;
     const int64_t m = ci % 2 ? 9 : 8;
     problem p;
