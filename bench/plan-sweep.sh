@@ -34,7 +34,10 @@
 # k-splits and tiles per warp), wavefit (the shapes of qgc_wave_fit and
 # 14336x5120: 8 to 16 warps per CTA, k-splits 1 and 2), q2wave (Q2_0 g128
 # at five shapes of v25's wider wave search: one tile per warp in 9 to 16
-# warps at k-splits 1 and 2, where bf16 x at m = 1 lost). Needs
+# warps at k-splits 1 and 2, where bf16 x at m = 1 lost), nf4f32ks2 (NF4
+# f32 x, m = 8 and 16, at four shapes of qgc_wave_fit's k-split of 2: the
+# warps and tiles per warp of a batched call at that k-split, and the
+# slots' k-split of 4 for comparison). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
 # Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
 # (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
@@ -172,6 +175,10 @@ group_q2wave() {
   sweep q2wave "--shape 9216x4096 --shape 10240x5120 --shape 20480x5120 --shape 18944x3584 --shape 22016x4096 --format q2_0 --dtype bf16,f32 --m 1,8" \
     "" "ks=2,t=1,w=10" "ks=2,t=1,w=12" "ks=2,t=1,w=14" "ks=2,t=1,w=16" "ks=1,t=1,w=9" "ks=1,t=1,w=10" "ks=1,t=1,w=12" \
     "ks=2,w=10" "ks=2,w=12" "ks=4,t=1,w=12"
+}
+group_nf4f32ks2() {
+  sweep nf4f32ks2 "--shape 18944x3584 --shape 20480x5120 --shape 22016x4096 --shape 24576x4096 --format nf4 --dtype f32 --m 8,16" \
+    "" "ks=2,t=1,w=8" "ks=2,t=1,w=10" "ks=2,t=1,w=12" "ks=2,t=1,w=14" "ks=2,t=1,w=16" "ks=2,w=8" "ks=2,w=12" "ks=4"
 }
 group_int() {
   sweep int "--shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096 --format q2_0,q2_0g64 --dtype bf16 --m 1,8,16" \

@@ -1146,24 +1146,27 @@ END_TEST
 
 /* QGC_EXP_WAVE_FIT: where the slots' geometry makes just over one wave of
  * CTAs, the k-split and warps whose busiest SM takes the fewest tiles. On
- * the H200 (bench/NOTES.md v24, v25): the k-split for every m and the
- * warps at m = 1, per shape and format; every call's busiest SM no more
- * loaded than by the plan's own geometry at that k-split; GB10's plans
- * untouched. On devices of 8 SMs (672 x 4096: k-split 4 in 12 warps;
- * 1184 x 3584: k-split 2, NF4 in 10 warps, Q2_0 in 12), against the
- * contract and batched rows against m = 1 bit for bit. */
+ * the H200 (bench/NOTES.md v24-v26): the k-split for every m and the
+ * warps at m = 1, per shape and format (Q2_0 by the wide search, and the
+ * narrow one's pick where the wide one's is one tile per warp without a
+ * k-split for more than 3/4 of its tiles: 22016 x 4096); every call's
+ * busiest SM no more loaded than by the plan's own geometry at that
+ * k-split; GB10's plans untouched. On devices of 8 SMs (672 x 4096: NF4
+ * k-split 4 in 12 warps, Q2_0 2 in 12; 1184 x 3584: k-split 2, NF4 in 10
+ * warps, Q2_0 in 12; 1152 x 3584, Q2_0 only: k-split 1 in 9 warps of one
+ * tile), against the contract and batched rows against m = 1 bit for
+ * bit. */
 START_TEST(test_wave_fit) {
   const Format F = format_at(_i);
-  const bool nf4 = F.f == QGEMV_NF4;
-  /* the picks below are the library's (QGC_EXP_Q2_WIDE: Q2_0's own) */
-  const bool picks_known = QGC_EXP_WAVE_FIT && (nf4 || !QGC_EXP_Q2_WIDE);
+  const bool nf4 = F.f == QGEMV_NF4, q2w = !nf4 && QGC_EXP_Q2_WIDE;
+  const bool picks_known = QGC_EXP_WAVE_FIT;
   struct {
     int64_t n, k;
     int ks, w; /* the pick at m = 1 */
-  } const picks[] = {{11008, 4096, 4, 12},
-                     {18944, 3584, 2, nf4 ? 10 : 12},
+  } const picks[] = {{11008, 4096, q2w ? 2 : 4, 12},
+                     {18944, 3584, nf4 ? 2 : q2w ? 1 : 2, nf4 ? 10 : q2w ? 9 : 12},
                      {22016, 4096, 2, 12},
-                     {37888, 3584, 2, nf4 ? 10 : 12}};
+                     {37888, 3584, nf4 ? 2 : q2w ? 1 : 2, nf4 ? 10 : q2w ? 9 : 12}};
   for (const auto &sh : picks)
     for (int64_t m : {1, 8, 16})
       for (int xt = 0; xt < 2; xt++) {
@@ -1183,6 +1186,32 @@ START_TEST(test_wave_fit) {
         ck_assert_msg(pg.fits && pg.kc.block <= 256u, "GB10 %s %lldx%lld m=%lld: %u threads", F.name,
                       (long long)sh.n, (long long)sh.k, (long long)m, pg.kc.block);
       }
+  /* NF4 batched: 8 warps where they stage B in one phase and the pick's
+   * warps in two, at no more tiles on the busiest SM (22016 x 4096, f32
+   * x); not where 8 warps take two phases too (20480 x 5120) */
+  if (nf4 && QGC_EXP_WAVE_FIT)
+    for (int64_t m : {8, 16}) {
+      PlanCall c, c2;
+      plan_call(F, 22016, 4096, m, QGEMV_F32, c);
+      const qgc_plan pl = qgc_make_plan(&c.L, &c.a, kH200);
+      ck_assert_msg(pl.fits && pl.KS == 2 && pl.kc.block == 256u && pl.phases == 1,
+                    "22016x4096 f32 m=%lld: KS %d, %u threads, %d phases", (long long)m, pl.KS, pl.kc.block, pl.phases);
+      plan_call(F, 20480, 5120, m, QGEMV_F32, c2);
+      const qgc_plan p2 = qgc_make_plan(&c2.L, &c2.a, kH200);
+      ck_assert_msg(p2.fits && p2.kc.block > 256u, "20480x5120 f32 m=%lld: %u threads", (long long)m, p2.kc.block);
+    }
+  /* Q2_0 bf16 x batched up to 8 rows at one tile per warp: 12 warps
+   * (18944 x 3584 at k-split 1, where m = 1 takes 9); f32 x keeps the
+   * pick's 9 */
+  if (!nf4 && QGC_EXP_WAVE_FIT && QGC_EXP_Q2_WIDE)
+    for (int xt = 0; xt < 2; xt++) {
+      PlanCall c;
+      plan_call(F, 18944, 3584, 8, xt, c);
+      const qgc_plan pl = qgc_make_plan(&c.L, &c.a, kH200);
+      const unsigned want = xt == QGEMV_BF16 ? 384u : 288u;
+      ck_assert_msg(pl.fits && pl.KS == 1 && pl.kc.t == 1 && pl.kc.block == want,
+                    "18944x3584 %s m=8: KS %d, t %d, %u threads", xt ? "bf16" : "f32", pl.KS, pl.kc.t, pl.kc.block);
+    }
   /* not past k = 6144 (measured at 3584 and 4096) */
   {
     PlanCall c;
@@ -1195,8 +1224,8 @@ START_TEST(test_wave_fit) {
   struct {
     int64_t n, k0;
     int ks, w;
-  } const small[] = {{672, 4096, 4, 12}, {1184, 3584, 2, nf4 ? 10 : 12}};
-  for (int si = 0; si < (quick ? 1 : 2); si++) /* valgrind runs: 672 x 4096, f32 x, m = 3, only */
+  } const small[] = {{672, 4096, q2w ? 2 : 4, 12}, {1184, 3584, 2, nf4 ? 10 : 12}, {1152, 3584, q2w ? 1 : 2, q2w ? 9 : 12}};
+  for (int si = 0; si < (quick ? 1 : nf4 ? 2 : 3); si++) /* valgrind runs: 672 x 4096, f32 x, m = 3, only */
     for (int xt = 0; xt < 2; xt++)
       for (int norm = 0; norm < 2 && !(quick && (xt || norm)); norm++) {
         const int64_t n = small[si].n, k = tu_whole_blocks(_i, small[si].k0);

@@ -49,22 +49,23 @@
 #define QGC_EXP_WAVE_FIT 1
 #endif
 
-/* Experiment (off): qgc_wave_fit's search for Q2_0 as v25 run 2 measured
- * it, down to a quarter of the slots' k-split (1 at the least), one or
- * two tiles per warp, 8 to 16 warps (f32 x at m = 8 0.56-0.67x at ten
- * shapes, bf16 x at m = 1 up to 1.42x slower where it took 10 warps of one
- * tile: with QGC_EXP_ONE_CTA, v25/h200-run6.sh). */
+/* Q2_0's wide search in qgc_wave_fit (down to a quarter of the slots'
+ * k-split, one or two tiles per warp, 8 to 16 warps). 0: v25's narrow
+ * search (16, 14 or 12 warps of two tiles), for A/B runs. */
 #ifndef QGC_EXP_Q2_WIDE
-#define QGC_EXP_Q2_WIDE 0
+#define QGC_EXP_Q2_WIDE 1
 #endif
-/* Experiment (off): launches the plan takes for one CTA per SM (its
- * occupancy model assumes 128 registers per thread) ask for more than half
- * of the SM's shared memory, so that no second CTA can join one: Q2_0
- * direct at one tile per warp (91 registers) fits two CTAs of 9 or 10
- * warps per SM, and 10 warps ran 1.3-1.4x slower than 12 with fewer CTAs
- * than SMs (bench/NOTES.md v25 run 4). */
+/* Launches the plan takes for one CTA per SM (its occupancy model
+ * assumes 128 registers per thread) ask for more than half of the SM's
+ * shared memory, so that no second CTA can join one and leave another SM
+ * idle: Q2_0 direct at one tile per warp (91 registers on sm_90) fits two
+ * CTAs of 9 or 10 warps per SM, and with fewer CTAs than SMs 10 warps ran
+ * 1.4x slower than 12; asking for half the SM made them even (H200, bf16
+ * m = 1, 9216 x 4096 10.3 -> 7.5 us, 18944 x 3584 16.3 -> 11.5; launches
+ * that no second CTA could join by registers within 0.4%; bench/NOTES.md
+ * v26). 0: the plan's own shared memory, for A/B runs. */
 #ifndef QGC_EXP_ONE_CTA
-#define QGC_EXP_ONE_CTA 0
+#define QGC_EXP_ONE_CTA 1
 #endif
 
 /* Calls f(std::integral_constant<int, id>()) when layout id has kernels
@@ -169,11 +170,20 @@ bool qgc_ks2_fill(const qgc_layout *Lw, const qgc_device_facts &d) {
  * - NF4: 8 to 16 warps, with CTAs on at least 2/3 of the SMs (fewer
  *   starve the memory system: 11008 x 4096 at a k-split of 2 in 10 warps,
  *   69 CTAs, was 1.6x slower; 96 of 132 were fine).
- * - Q2_0: 16, 14 or 12 warps. The wider search of v25 run 2 (a quarter of
- *   the k-split, one tile per warp, 8 to 16 warps) made f32 x at m = 8
- *   0.56-0.67x the time at ten shapes but bf16 x at m = 1 up to 1.42x
- *   slower at five: one tile per warp in 10, 14 or 16 warps is 1.3-2x
- *   slower than in 9 or 12 for bf16 x (run 4's sweep; not understood).
+ * - Q2_0 (QGC_EXP_Q2_WIDE): down to a quarter of the slots' k-split (1
+ *   at the least), one or two tiles per warp, 8 to 16 warps, CTAs on 2/3
+ *   of the SMs, the smaller k-split on a further tie; but the narrow
+ *   search's pick (16, 14 or 12 warps of two tiles, k-split not under 2)
+ *   where the wide one's is one tile per warp without a k-split for more
+ *   than 3/4 of its tiles. Against the narrow rule on the H200 (v26 runs
+ *   1-2): 11008, 12288 and 9216 x 4096 and 10240 x 5120 at a k-split of
+ *   2, one tile per warp (m = 1 0.89-1.04x, f32 m = 8 0.59-0.91x, m = 16
+ *   0.76-0.90x, bf16 m = 8 0.96-1.17x before qgc_make_plan's 12 warps);
+ *   18944 x 3584 k-split 1 in 9 warps of one tile (m = 1 0.93-0.97x),
+ *   37888 x 3584 1 in 9 of two (0.71-0.93x at every row); where one tile
+ *   without a k-split took 10 to 13 warps for 10 to 13 tiles against 12
+ *   to 14 (20480 x 5120, 22016 and 24576 x 4096, 25600 x 5120) it was
+ *   1.01-1.08x slower at m = 1, so the narrow pick stays there.
  * On the H200 against v24's rule (bench/NOTES.md v25, runs 3 and 5):
  * 18944 x 3584 NF4 k-split 2 in 10 warps (m = 1 0.84-0.85x, bf16 m = 8
  * 0.84x, f32 m = 8 and m = 16 1.07-1.09x slower), Q2_0 2 in 12 (0.76-
@@ -199,20 +209,34 @@ qgc_wave_pick qgc_wave_fit(const qgc_layout *Lw, const qgc_device_facts &d) {
   const int ks0 = qgc_ks_by_slots<L>(Lw, d);
   const int64_t u0 = qgc_units(Lw->ntiles, 2, qgc::kMaxWarps / ks0);
   if (u0 <= sms || u0 >= 2 * sms) return {0, 0, 0};
-  constexpr bool nf4 = qgc::Fmt<L>::kNF4, q2w = !nf4 && QGC_EXP_Q2_WIDE, wide = nf4 || q2w;
-  qgc_wave_pick best = {ks0, qgc::kMaxWarps, 0};
-  int64_t best_rounds = (u0 + sms - 1) / sms, best_tiles = best_rounds * (qgc::kMaxWarps / ks0) * 2;
-  for (int ks = ks0; ks >= (q2w ? 1 : 2) && ks * (q2w ? 4 : 2) >= ks0; ks /= 2)
-    for (int t = 2; t >= (q2w ? 1 : 2); t--)
-      for (int w = qgc::kMaxWarps; w >= (wide ? 8 : qgc::kMaxWarps - 4); w -= wide ? 1 : 2) {
-        if (w % ks) continue;
-        const int64_t u = qgc_units(Lw->ntiles, t, w / ks), rounds = (u + sms - 1) / sms;
-        const int64_t tiles = rounds * (w / ks) * t;
-        if (wide && 3 * u < 2 * sms) continue;
-        if (tiles < best_tiles ||
-            (tiles == best_tiles && (rounds < best_rounds || (q2w && rounds == best_rounds && ks < best.ks))))
-          best = {ks, w, t == 2 ? 0 : 1}, best_rounds = rounds, best_tiles = tiles;
-      }
+  constexpr bool nf4 = qgc::Fmt<L>::kNF4;
+  /* q2w: Q2_0's wide search (down to a quarter of the k-split, one or two
+   * tiles per warp, 8 to 16 warps, ties to the smaller k-split) */
+  auto search = [&](bool q2w, int64_t *tiles_out) {
+    const bool wide = nf4 || q2w;
+    qgc_wave_pick best = {ks0, qgc::kMaxWarps, 0};
+    int64_t best_rounds = (u0 + sms - 1) / sms, best_tiles = best_rounds * (qgc::kMaxWarps / ks0) * 2;
+    for (int ks = ks0; ks >= (q2w ? 1 : 2) && ks * (q2w ? 4 : 2) >= ks0; ks /= 2)
+      for (int t = 2; t >= (q2w ? 1 : 2); t--)
+        for (int w = qgc::kMaxWarps; w >= (wide ? 8 : qgc::kMaxWarps - 4); w -= wide ? 1 : 2) {
+          if (w % ks) continue;
+          const int64_t u = qgc_units(Lw->ntiles, t, w / ks), rounds = (u + sms - 1) / sms;
+          const int64_t tiles = rounds * (w / ks) * t;
+          if (wide && 3 * u < 2 * sms) continue;
+          if (tiles < best_tiles ||
+              (tiles == best_tiles && (rounds < best_rounds || (q2w && rounds == best_rounds && ks < best.ks))))
+            best = {ks, w, t == 2 ? 0 : 1}, best_rounds = rounds, best_tiles = tiles;
+        }
+    *tiles_out = best_tiles;
+    return best;
+  };
+  int64_t tiles = 0, tiles_w = 0;
+  qgc_wave_pick best = search(false, &tiles);
+  if (!nf4 && QGC_EXP_Q2_WIDE) {
+    /* one tile per warp without a k-split: at most 3/4 of the tiles */
+    const qgc_wave_pick pw = search(true, &tiles_w);
+    if (!(pw.ks == 1 && pw.t == 1 && 4 * tiles_w > 3 * tiles)) best = pw;
+  }
   return best.ks == ks0 && best.w == qgc::kMaxWarps && best.t == 0 ? qgc_wave_pick{0, 0, 0} : best;
 }
 
@@ -600,6 +624,31 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
         dw.tune.w = qgc::kMaxWarps - 4;
         qgc_plan_layout<L>(&p12, Lw, a, dw);
         if (p12.fits && qgc_busiest_sm_tiles(p12, d) < qgc_busiest_sm_tiles(pl, d)) pl = p12;
+      }
+      /* NF4: and 8 warps where they stage B in fewer phases for no more
+       * tiles on the busiest SM (H200, f32 x m = 8 and 16 and bf16 x m =
+       * 16: one phase in 8 warps 0.90-0.94x the time of two in 12 at 22016
+       * and 24576 x 4096, k-split 2, and 0.78-0.82x at 11008, 12288 and
+       * 9216 x 4096, k-split 4; where 8 warps take two phases too, 20480 x
+       * 5120 f32 m = 8, 1.26x slower; bench/NOTES.md v26) */
+      if (qgc::Fmt<L>::kNF4 && pl.G * pl.KS != qgc::kMaxWarps / 2) {
+        qgc_plan p8 = {};
+        dw.tune.w = qgc::kMaxWarps / 2;
+        qgc_plan_layout<L>(&p8, Lw, a, dw);
+        if (p8.fits && p8.phases < pl.phases && qgc_busiest_sm_tiles(p8, d) <= qgc_busiest_sm_tiles(pl, d)) pl = p8;
+      }
+      /* Q2_0 bf16 x batched up to 8 rows (direct mode) at one tile per
+       * warp: 12 warps where the pick has fewer, whatever the tiles (H200,
+       * m = 8: 9216 x 4096 10.7 -> 9.4 us, 10240 x 5120 13.0 -> 11.3,
+       * 18944 x 3584 at k-split 1 14.7 -> 13.6; m = 1 the same at 9216 x
+       * 4096, 7.5 us; bench/NOTES.md v26) */
+      if (!qgc::Fmt<L>::kNF4 && pl.kc.xm == qgc::kDirect && a->m > 1 && a->m <= 8 && pl.T == 1 &&
+          pl.G * pl.KS < qgc::kMaxWarps - 4) {
+        qgc_plan p12 = {};
+        dw.tune.w = qgc::kMaxWarps - 4;
+        dw.tune.t = 1;
+        qgc_plan_layout<L>(&p12, Lw, a, dw);
+        if (p12.fits) pl = p12;
       }
       return;
     }
