@@ -1189,7 +1189,7 @@ START_TEST(test_wave_fit) {
   /* NF4 batched: 8 warps where they stage B in one phase and the pick's
    * warps in two, at no more tiles on the busiest SM (22016 x 4096, f32
    * x); not where 8 warps take two phases too (20480 x 5120) */
-  if (nf4 && QGC_EXP_WAVE_FIT)
+  if (nf4 && QGC_EXP_WAVE_FIT && QGC_EXP_NF4_W8_PHASE)
     for (int64_t m : {8, 16}) {
       PlanCall c, c2;
       plan_call(F, 22016, 4096, m, QGEMV_F32, c);
@@ -1208,7 +1208,7 @@ START_TEST(test_wave_fit) {
       PlanCall c;
       plan_call(F, 18944, 3584, 8, xt, c);
       const qgc_plan pl = qgc_make_plan(&c.L, &c.a, kH200);
-      const unsigned want = xt == QGEMV_BF16 ? 384u : 288u;
+      const unsigned want = xt == QGEMV_BF16 && QGC_EXP_Q2_BF16_W12 ? 384u : 288u;
       ck_assert_msg(pl.fits && pl.KS == 1 && pl.kc.t == 1 && pl.kc.block == want,
                     "18944x3584 %s m=8: KS %d, t %d, %u threads", xt ? "bf16" : "f32", pl.KS, pl.kc.t, pl.kc.block);
     }

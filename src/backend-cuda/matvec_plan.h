@@ -68,6 +68,16 @@
 #define QGC_EXP_ONE_CTA 1
 #endif
 
+/* qgc_make_plan's per-call tries at the wave fit's k-split: NF4 in 8
+ * warps where that saves a phase of B, Q2_0 bf16 x batched in 12 warps
+ * of one tile. 0: without them (v26's NEW, NEW2), for A/B runs. */
+#ifndef QGC_EXP_NF4_W8_PHASE
+#define QGC_EXP_NF4_W8_PHASE 1
+#endif
+#ifndef QGC_EXP_Q2_BF16_W12
+#define QGC_EXP_Q2_BF16_W12 1
+#endif
+
 /* Calls f(std::integral_constant<int, id>()) when layout id has kernels
  * here and returns true; else false. One switch over every layout, for
  * code that instantiates templates per layout. */
@@ -631,7 +641,7 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
        * and 24576 x 4096, k-split 2, and 0.78-0.82x at 11008, 12288 and
        * 9216 x 4096, k-split 4; where 8 warps take two phases too, 20480 x
        * 5120 f32 m = 8, 1.26x slower; bench/NOTES.md v26) */
-      if (qgc::Fmt<L>::kNF4 && pl.G * pl.KS != qgc::kMaxWarps / 2) {
+      if (QGC_EXP_NF4_W8_PHASE && qgc::Fmt<L>::kNF4 && pl.G * pl.KS != qgc::kMaxWarps / 2) {
         qgc_plan p8 = {};
         dw.tune.w = qgc::kMaxWarps / 2;
         qgc_plan_layout<L>(&p8, Lw, a, dw);
@@ -642,8 +652,8 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
        * m = 8: 9216 x 4096 10.7 -> 9.4 us, 10240 x 5120 13.0 -> 11.3,
        * 18944 x 3584 at k-split 1 14.7 -> 13.6; m = 1 the same at 9216 x
        * 4096, 7.5 us; bench/NOTES.md v26) */
-      if (!qgc::Fmt<L>::kNF4 && pl.kc.xm == qgc::kDirect && a->m > 1 && a->m <= 8 && pl.T == 1 &&
-          pl.G * pl.KS < qgc::kMaxWarps - 4) {
+      if (QGC_EXP_Q2_BF16_W12 && !qgc::Fmt<L>::kNF4 && pl.kc.xm == qgc::kDirect && a->m > 1 && a->m <= 8 &&
+          pl.T == 1 && pl.G * pl.KS < qgc::kMaxWarps - 4) {
         qgc_plan p12 = {};
         dw.tune.w = qgc::kMaxWarps - 4;
         dw.tune.t = 1;
