@@ -21,7 +21,7 @@
  *                  activation rows (QG_RB a multiple of QG_BR)
  *
  * and defines one static qg_cpu_rows_fn per layout it knows (QG_TMPL_NO_NF4:
- * all but NF4's), QG_TMPL_KERNEL(rows_...) for one entry of the level's
+ * all but NF4's; QG_TMPL_NO_Q2: all but Q2_0's), QG_TMPL_KERNEL(rows_...) for one entry of the level's
  * kernels[] and QG_TMPL_KERNELS, the whole initializer indexed by layout id.
  *
  * The arithmetic of one output element y[t, i], fixed whatever m, the path,
@@ -273,6 +273,7 @@ static QG_TARGET void rows_nf4(const qg_cpu_job *job, int64_t row0, int64_t row1
 }
 #endif
 
+#ifndef QG_TMPL_NO_Q2 /* defined by a level with its own Q2_0 kernels */
 static QG_TARGET void rows_q2_g64(const qg_cpu_job *job, int64_t row0, int64_t row1) {
   qg_rows(job, row0, row1, QG_LAYOUT_Q2_G64);
 }
@@ -280,6 +281,7 @@ static QG_TARGET void rows_q2_g64(const qg_cpu_job *job, int64_t row0, int64_t r
 static QG_TARGET void rows_q2_g128(const qg_cpu_job *job, int64_t row0, int64_t row1) {
   qg_rows(job, row0, row1, QG_LAYOUT_Q2_G128);
 }
+#endif
 
 /* The level's kernels[] entries (the packed format as uploaded, f32 x). */
 #define QG_TMPL_KERNEL(fn) {.rows = (fn)}

@@ -124,13 +124,16 @@ QG_PRIM float q2_scale(const uint8_t *p) {
 #ifndef QG_NCH
 #define QG_NCH 1
 #endif
+#define QG_TMPL_NO_Q2 /* q2_avx2.c's, by integer dot products */
 #include "kernel_tmpl.h"
 
+/* NF4's decoder above wants transpose(4, 2); q2_avx2.c reads x in natural
+ * order (its digits, and the f32 x of its exact path). */
 static void avx2_x_order(qg_layout_id id, qg_cpu_xorder *out) {
   if (id == QG_LAYOUT_NF4)
     qg_cpu_xorder_transpose(4, 2, out);
   else
-    qg_cpu_xorder_transpose(8, 4, out);
+    qg_cpu_xorder_transpose(1, 1, out);
 }
 
 /* Four independent 32-byte loads per step: the load ports, not a chain of
@@ -153,7 +156,9 @@ const qg_cpu_level qg_cpu_level_avx2 = {
     .name = "avx2",
     .wants_double = false,
     .available = qg_cpu_has_avx2,
-    .kernels = QG_TMPL_KERNELS,
+    .kernels = {[QG_LAYOUT_NF4] = QG_TMPL_KERNEL(rows_nf4),
+                [QG_LAYOUT_Q2_G64] = {.rows = qg_q2_avx2_rows_g64, .group_rows = 16, .xfix = qg_xfix_term_portable},
+                [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_avx2_rows_g128, .group_rows = 16, .xfix = qg_xfix_term_portable}},
     .x_order = avx2_x_order,
     .read_stream = avx2_read_stream,
 };
