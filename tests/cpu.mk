@@ -20,3 +20,12 @@ tests_test_adversarial_SOURCES = tests/test_adversarial.c
 tests_test_adversarial_CFLAGS = $(TEST_CFLAGS)
 tests_test_adversarial_LDADD = $(TEST_LDADD)
 TESTS += tests/test_adversarial
+
+# The avx2 level's activation quantizer term against the portable one, on
+# internals (both compiled into the test; x86-64 only, else it is empty).
+check_PROGRAMS += tests/test_xfix_avx2
+tests_test_xfix_avx2_SOURCES = tests/test_xfix_avx2.c src/backend-cpu/cpu_xfix.c src/backend-cpu/xfix_avx2.c
+tests_test_xfix_avx2_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/backend-cpu
+tests_test_xfix_avx2_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_test_xfix_avx2_LDADD = $(CHECK_LIBS) -lm
+TESTS += tests/test_xfix_avx2

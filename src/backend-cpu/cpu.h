@@ -114,6 +114,8 @@ double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out, qg_xfix_t
  * (q2_avx2.c); x86-64 only. */
 void qg_q2_avx2_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1);
 void qg_q2_avx2_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t row1);
+/* Its term of the activation quantizer (xfix_avx2.c). */
+double qg_q2_avx2_xfix(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t);
 /* Q2_0 by integer dot products with SDOT, rows in groups of 4 (q2_sdot.c).
  * AArch64 only. */
 void qg_q2_sdot_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1);

@@ -157,8 +157,8 @@ const qg_cpu_level qg_cpu_level_avx2 = {
     .wants_double = false,
     .available = qg_cpu_has_avx2,
     .kernels = {[QG_LAYOUT_NF4] = QG_TMPL_KERNEL(rows_nf4),
-                [QG_LAYOUT_Q2_G64] = {.rows = qg_q2_avx2_rows_g64, .group_rows = 16, .xfix = qg_xfix_term_portable},
-                [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_avx2_rows_g128, .group_rows = 16, .xfix = qg_xfix_term_portable}},
+                [QG_LAYOUT_Q2_G64] = {.rows = qg_q2_avx2_rows_g64, .group_rows = 16, .xfix = qg_q2_avx2_xfix},
+                [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_avx2_rows_g128, .group_rows = 16, .xfix = qg_q2_avx2_xfix}},
     .x_order = avx2_x_order,
     .read_stream = avx2_read_stream,
 };

@@ -22,4 +22,5 @@ libqgemv_la_SOURCES += \
 	src/backend-cpu/q2_avx2.c \
 	src/backend-cpu/q2_sdot.c \
 	src/backend-cpu/q2_vnni.c \
+	src/backend-cpu/xfix_avx2.c \
 	src/backend-cpu/rows16.h
