@@ -24,9 +24,15 @@
  * Per 16 rows x 16 elements (256 weights), one activation row: 2 loads, 6
  * shifts, 8 ands, 12 digit broadcasts, 24 vpmaddubsw, 24 int16 adds: 76
  * instructions, 0.30 per weight (the f32 decode-and-FMA path: 0.48-0.50).
- * Two activation rows share each decoded code vector 8 rows at a time (12
- * int16 accumulators for 16 rows would not fit the 16 ymm registers):
- * 2 x 80 per 256 weights and 2 rows, the broadcasts done once per half.
+ * Two activation rows share each decoded code vector (block_sums2): 136
+ * per 256 weights and 2 rows, 0.27 per weight and row. GCC 12 adds ~15%
+ * register moves to both loops (callgrind, 1024 x 4096 g128, kernel
+ * inclusive: 0.47 instructions per weight at m = 1, 0.40 per weight and row
+ * at m = 8, against the f32 path's 0.51 and 0.36); vpmaddubsw issues 2 per
+ * cycle on this VM's core, vpaddw 4 (measured in a loop of independent
+ * instructions), so the 24 vpmaddubsw per 256 weights and row bound the
+ * loop near the f32 path's 32 FMAs at m = 8; m = 1 gains from the
+ * f32 path's decode (one instruction per code byte) going away.
  */
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -93,28 +99,41 @@ AI void block_sums(const uint8_t *codes, const int8_t *xd, const int32_t dsum[4]
   A[1][0] = widen(b0, dsum[0]), A[1][1] = widen(b1, dsum[1]), A[1][2] = widen(b2, dsum[2]);
 }
 
-/* The same for two activation rows and 8 rows (half h of the group). */
-AI void half_sums2(const uint8_t *codes, int h, const int8_t *xd, const int8_t *yd, const int32_t dx[4],
-                   const int32_t dy[4], const int g, __m256i A[3], __m256i B[3]) {
+/* The same for two activation rows sharing each decoded code vector, all
+ * 16 rows: 12 int16 accumulators, the two code vectors' fields and one
+ * broadcast fill the 16 ymm registers (the codes are reloaded per field
+ * rather than held: shifts and ands take memory operands). */
+AI void block_sums2(const uint8_t *codes, const int8_t *xd, const int8_t *yd, const int32_t dx[4],
+                    const int32_t dy[4], const int g, __m256i A[2][3], __m256i B[2][3]) {
   const __m256i m03 = _mm256_set1_epi8(3);
-  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, b0 = a0, b1 = a0, b2 = a0;
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, e0 = a0, e1 = a0, e2 = a0;
+  __m256i b0 = a0, b1 = a0, b2 = a0, f0 = a0, f1 = a0, f2 = a0;
   for (int v = 0; v < g / 16; v++) {
-    __m256i c = _mm256_loadu_si256((const __m256i *)(codes + 64 * v + 32 * h));
+    const __m256i *cv = (const __m256i *)(codes + 64 * v);
 #pragma GCC unroll 4
     for (int f = 0; f < 4; f++) {
-      __m256i w = field(c, f, m03);
+      __m256i wc = field(_mm256_loadu_si256(cv), f, m03), we = field(_mm256_loadu_si256(cv + 1), f, m03);
       const int8_t *x = xd + 64 * v + 16 * f, *y = yd + 64 * v + 16 * f;
-      a0 = _mm256_add_epi16(a0, _mm256_maddubs_epi16(w, bcast(x)));
-      b0 = _mm256_add_epi16(b0, _mm256_maddubs_epi16(w, bcast(y)));
-      a1 = _mm256_add_epi16(a1, _mm256_maddubs_epi16(w, bcast(x + 4)));
-      b1 = _mm256_add_epi16(b1, _mm256_maddubs_epi16(w, bcast(y + 4)));
-      a2 = _mm256_add_epi16(a2, _mm256_maddubs_epi16(w, bcast(x + 8)));
-      b2 = _mm256_add_epi16(b2, _mm256_maddubs_epi16(w, bcast(y + 8)));
-      PIN6(a0, a1, a2, b0, b1, b2);
+      __m256i d = bcast(x);
+      a0 = _mm256_add_epi16(a0, _mm256_maddubs_epi16(wc, d)), e0 = _mm256_add_epi16(e0, _mm256_maddubs_epi16(we, d));
+      d = bcast(y);
+      b0 = _mm256_add_epi16(b0, _mm256_maddubs_epi16(wc, d)), f0 = _mm256_add_epi16(f0, _mm256_maddubs_epi16(we, d));
+      d = bcast(x + 4);
+      a1 = _mm256_add_epi16(a1, _mm256_maddubs_epi16(wc, d)), e1 = _mm256_add_epi16(e1, _mm256_maddubs_epi16(we, d));
+      d = bcast(y + 4);
+      b1 = _mm256_add_epi16(b1, _mm256_maddubs_epi16(wc, d)), f1 = _mm256_add_epi16(f1, _mm256_maddubs_epi16(we, d));
+      d = bcast(x + 8);
+      a2 = _mm256_add_epi16(a2, _mm256_maddubs_epi16(wc, d)), e2 = _mm256_add_epi16(e2, _mm256_maddubs_epi16(we, d));
+      d = bcast(y + 8);
+      b2 = _mm256_add_epi16(b2, _mm256_maddubs_epi16(wc, d)), f2 = _mm256_add_epi16(f2, _mm256_maddubs_epi16(we, d));
+      PIN6(a0, a1, a2, e0, e1, e2);
+      PIN6(b0, b1, b2, f0, f1, f2);
     }
   }
-  A[0] = widen(a0, dx[0]), A[1] = widen(a1, dx[1]), A[2] = widen(a2, dx[2]);
-  B[0] = widen(b0, dy[0]), B[1] = widen(b1, dy[1]), B[2] = widen(b2, dy[2]);
+  A[0][0] = widen(a0, dx[0]), A[0][1] = widen(a1, dx[1]), A[0][2] = widen(a2, dx[2]);
+  A[1][0] = widen(e0, dx[0]), A[1][1] = widen(e1, dx[1]), A[1][2] = widen(e2, dx[2]);
+  B[0][0] = widen(b0, dy[0]), B[0][1] = widen(b1, dy[1]), B[0][2] = widen(b2, dy[2]);
+  B[1][0] = widen(f0, dy[0]), B[1][1] = widen(f1, dy[1]), B[1][2] = widen(f2, dy[2]);
 }
 
 /* 16 rows' f64 accumulators, 4 per vector: the block sums accumulate in
@@ -221,12 +240,9 @@ AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const bool 
                    _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + 16)))}};
     if (pair && __builtin_expect(xr[0].blocks[b].terms == 1 && xr[1].blocks[b].terms == 1, 1)) {
       const qg_xfix_term *t0 = &xr[0].blocks[b].t0, *t1 = &xr[1].blocks[b].t0;
-      for (int h = 0; h < 2; h++) {
-        __m256i A[3], B[3];
-        half_sums2(codes, h, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, A, B);
-        fold8(A, S.d[h], t0->scale, &a0, h);
-        fold8(B, S.d[h], t1->scale, &a1, h);
-      }
+      __m256i A[2][3], B[2][3];
+      block_sums2(codes, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, A, B);
+      for (int h = 0; h < 2; h++) fold8(A[h], S.d[h], t0->scale, &a0, h), fold8(B[h], S.d[h], t1->scale, &a1, h);
       continue;
     }
     row_block(codes, &xr[0], x0, b, &S, g, &a0);
