@@ -84,8 +84,9 @@ START_TEST(test_same_terms) {
       ck_assert_msg(t1.scale == t2.scale, "input %d term %d: scale %g, portable %g", it, t, t2.scale, t1.scale);
       ck_assert_msg(memcmp(t1.dsum, t2.dsum, sizeof t1.dsum) == 0, "input %d term %d: digit sums differ", it, t);
       ck_assert_msg(memcmp(o1, o2, 4u * (size_t)g) == 0, "input %d term %d: digits differ", it, t);
-      for (int j = 0; j < g; j++)
-        ck_assert_msg(r1[j] == r2[j], "input %d term %d: residual %d is %a, portable %a", it, t, j, r2[j], r1[j]);
+      int j = 0; /* the first residual that differs (one assertion per term: each costs a write to check's pipe) */
+      while (j < g && r1[j] == r2[j]) j++;
+      ck_assert_msg(j == g, "input %d term %d: residual %d is %a, portable %a", it, t, j, r2[j], r1[j]);
       /* the sums of g squares in another order: far under 1e-12 relative */
       ck_assert_msg(fabs(p1 - p2) <= 1e-12 * p1, "input %d term %d: P share %.17g, portable %.17g", it, t, p2, p1);
     }
