@@ -42,14 +42,11 @@
 #include "cpu.h"
 #include "cpu_interleave.h"
 #include "cpu_xfix.h"
+#include "prefetch.h"
 
 #define QG_TARGET __attribute__((target("avx2,fma,f16c")))
 #define AI static inline __attribute__((always_inline)) QG_TARGET
 
-/* The same distance as rows16.h's (which is AVX-512 code): see there. */
-#ifndef QG_PREFETCH_AHEAD
-#define QG_PREFETCH_AHEAD 4096
-#endif
 
 /* An empty asm that claims to change the accumulators once per field: GCC
  * otherwise reassociates a code vector's 12-24 int16 adds into trees that
@@ -234,7 +231,7 @@ AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const bool 
   acc16 a0, a1;
   for (int r = 0; r < 4; r++) a0.r[r] = a1.r[r] = _mm256_setzero_pd();
   for (int64_t b = 0; b < nb; b++, q += vb) {
-    for (size_t o = 0; o < vb; o += 64) _mm_prefetch((const char *)q + QG_PREFETCH_AHEAD + o, _MM_HINT_T0);
+    qg_prefetch_ahead(q, vb);
     const uint8_t *blk = rows < 16 ? pad_block(q, rows, g, pad) : q, *codes = blk + 32;
     scales16 S = {{_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)blk)),
                    _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(blk + 16)))}};

@@ -9,24 +9,9 @@
 #include <immintrin.h>
 
 #include "cpu.h"
+#include "prefetch.h"
 
 #define QG_R16 static inline __attribute__((always_inline, target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
-
-/* Software prefetch of the weight stream, this many bytes ahead of the
- * block being computed: the kernels spend enough time per block that the
- * hardware prefetcher falls behind; 4 KiB ahead made Q2_0 20% and NF4 5-15%
- * faster at 28672 x 8192 on 2 Zen 4 cores (1, 2 and 4 KiB measured,
- * bench/NOTES-cpu.md; 8 KiB on Zen 5 was within that VM's noise, v17).
- * -DQG_PREFETCH_AHEAD=N builds another distance to measure. A prefetch
- * past the end does not fault. */
-#ifndef QG_PREFETCH_AHEAD
-#define QG_PREFETCH_AHEAD 4096
-#endif
-
-/* Prefetches the bytes [p + QG_PREFETCH_AHEAD, + bytes). */
-QG_R16 void qg_prefetch_ahead(const uint8_t *p, size_t bytes) {
-  for (size_t o = 0; o < bytes; o += 64) _mm_prefetch((const char *)p + QG_PREFETCH_AHEAD + o, _MM_HINT_T0);
-}
 
 typedef struct qg_acc16 {
   __m512d lo, hi; /* rows 0-7, rows 8-15 */

@@ -615,10 +615,15 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
       qgc_device_facts dw = d;
       dw.tune.ks = wp.ks;
       qgc_plan_layout<L>(&pl, Lw, a, dw);
-      qgc_plan pw = {};
-      dw.tune.w = wp.w;
-      dw.tune.t = wp.t;
-      qgc_plan_layout<L>(&pw, Lw, a, dw);
+      /* the plan at the wave's k-split in w warps, t as QGEMV_CUDA_PLAN's */
+      auto in_warps = [&](int w, int t) {
+        qgc_plan p = {};
+        dw.tune.w = w;
+        dw.tune.t = t;
+        qgc_plan_layout<L>(&p, Lw, a, dw);
+        return p;
+      };
+      const qgc_plan pw = in_warps(wp.w, wp.t);
       if (!pw.fits) return;
       if (!pl.fits) {
         pl = pw;
@@ -630,9 +635,7 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
        * 37888 x 3584 f32 m = 8: 474 units of 10 warps, 73.7 us, against
        * 395 of 12, 57.5; bench/NOTES.md v25) */
       if (qgc::Fmt<L>::kNF4 && wp.w != qgc::kMaxWarps - 4) {
-        qgc_plan p12 = {};
-        dw.tune.w = qgc::kMaxWarps - 4;
-        qgc_plan_layout<L>(&p12, Lw, a, dw);
+        const qgc_plan p12 = in_warps(qgc::kMaxWarps - 4, wp.t);
         if (p12.fits && qgc_busiest_sm_tiles(p12, d) < qgc_busiest_sm_tiles(pl, d)) pl = p12;
       }
       /* NF4: and 8 warps where they stage B in fewer phases for no more
@@ -642,9 +645,7 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
        * 9216 x 4096, k-split 4; where 8 warps take two phases too, 20480 x
        * 5120 f32 m = 8, 1.26x slower; bench/NOTES.md v26) */
       if (QGC_EXP_NF4_W8_PHASE && qgc::Fmt<L>::kNF4 && pl.G * pl.KS != qgc::kMaxWarps / 2) {
-        qgc_plan p8 = {};
-        dw.tune.w = qgc::kMaxWarps / 2;
-        qgc_plan_layout<L>(&p8, Lw, a, dw);
+        const qgc_plan p8 = in_warps(qgc::kMaxWarps / 2, wp.t);
         if (p8.fits && p8.phases < pl.phases && qgc_busiest_sm_tiles(p8, d) <= qgc_busiest_sm_tiles(pl, d)) pl = p8;
       }
       /* Q2_0 bf16 x batched up to 8 rows (direct mode) at one tile per
@@ -654,10 +655,7 @@ static inline qgc_plan qgc_make_plan(const qgc_layout *Lw, const qg_matvec_args 
        * 4096, 7.5 us; bench/NOTES.md v26) */
       if (QGC_EXP_Q2_BF16_W12 && !qgc::Fmt<L>::kNF4 && pl.kc.xm == qgc::kDirect && a->m > 1 && a->m <= 8 &&
           pl.T == 1 && pl.G * pl.KS < qgc::kMaxWarps - 4) {
-        qgc_plan p12 = {};
-        dw.tune.w = qgc::kMaxWarps - 4;
-        dw.tune.t = 1;
-        qgc_plan_layout<L>(&p12, Lw, a, dw);
+        const qgc_plan p12 = in_warps(qgc::kMaxWarps - 4, 1);
         if (p12.fits) pl = p12;
       }
       return;
