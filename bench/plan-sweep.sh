@@ -37,7 +37,10 @@
 # warps at k-splits 1 and 2, where bf16 x at m = 1 lost), nf4f32ks2 (NF4
 # f32 x, m = 8 and 16, at four shapes of qgc_wave_fit's k-split of 2: the
 # warps and tiles per warp of a batched call at that k-split, and the
-# slots' k-split of 4 for comparison). Needs
+# slots' k-split of 4 for comparison), t2few (NF4 and Q2_0 g128, bf16 x,
+# m = 1, at six shapes where the plan takes two tiles per warp at a
+# k-split of 2 in 12-14 warps: 6 to 12 warps, v27 run 1 saw 8 warps in
+# two rounds beat 14 in one at 25600x5120). Needs
 # qgemv on PATH and the CUDA module found (source .gpu/pack/env.sh).
 # Writes $OUT (default /tmp/plan-sweep): one CSV per bench run, plans.txt
 # (run -> override) and summary.txt. No run starts after SWEEP_DEADLINE
@@ -179,6 +182,10 @@ group_q2wave() {
 group_nf4f32ks2() {
   sweep nf4f32ks2 "--shape 18944x3584 --shape 20480x5120 --shape 22016x4096 --shape 24576x4096 --format nf4 --dtype f32 --m 8,16" \
     "" "ks=2,t=1,w=8" "ks=2,t=1,w=10" "ks=2,t=1,w=12" "ks=2,t=1,w=14" "ks=2,t=1,w=16" "ks=2,w=8" "ks=2,w=12" "ks=4"
+}
+group_t2few() {
+  sweep t2few "--shape 25600x5120 --shape 20480x5120 --shape 13824x5120 --shape 22016x4096 --shape 24576x4096 --shape 28672x8192 --format nf4,q2_0 --dtype bf16 --m 1" \
+    "" "ks=2,t=2,w=6" "ks=2,t=2,w=8" "ks=2,t=2,w=10" "ks=2,t=2,w=12"
 }
 group_int() {
   sweep int "--shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096 --format q2_0,q2_0g64 --dtype bf16 --m 1,8,16" \
