@@ -18,6 +18,7 @@ libqgemv_la_SOURCES += \
 	src/backend-cpu/level_avx2.c \
 	src/backend-cpu/level_avx512.c \
 	src/backend-cpu/level_neon.c \
+	src/backend-cpu/nf4_avx2.c \
 	src/backend-cpu/nf4_avx512.c \
 	src/backend-cpu/prefetch.h \
 	src/backend-cpu/q2_avx2.c \
