@@ -7,9 +7,9 @@
  * Its kernels: NF4 in f32 (nf4_avx2.c: a vpshufb decode of the table's four
  * byte planes, FMA), Q2_0 by integer dot products (q2_avx2.c, its
  * quantizer term xfix_avx2.c). Whole kernels, counted with callgrind on
- * 1024 x 4096 (m = 1, one thread): NF4 0.72 instructions per weight, Q2_0
- * 0.47; batched (m = 8) per weight and row: NF4 0.34 before v27's batched
- * path (bench/NOTES-cpu.md), Q2_0 0.40.
+ * 1024 x 4096 (one thread): NF4 0.78 instructions per weight at m = 1 and
+ * 0.32 per weight and row at m = 8 (0.42 with kernel_tmpl.h's batched
+ * path), Q2_0 0.47 and 0.40 (bench/NOTES-cpu.md v26, v27).
  */
 #if defined(__x86_64__)
 #include <immintrin.h>
