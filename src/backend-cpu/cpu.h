@@ -4,9 +4,11 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../core/backend.h"
 #include "../core/convert.h"
+#include "../core/layouts.h"
 #include "cpu_xfix.h"
 
 /* Resident weight: the packed format's bytes, either as uploaded or with
@@ -133,6 +135,24 @@ void qg_cpu_xorder_transpose(int lanes, int vecs, qg_cpu_xorder *out);
 /* x[m, k] -> f32 workspace in the given order (NULL: natural), RMSNorm
  * applied when a->gamma is set (cpu_normalize.c). */
 void qg_cpu_normalize(const qg_matvec_args *a, const qg_cpu_xorder *order, float *xn);
+
+/* The lanes of a64 summed in f64 in order, rounded once to f32: the last
+ * step of every f32 kernel's output element (DESIGN.md 5.1). */
+static inline float qg_sum_f64(const double *a64, int lanes) {
+  double s = a64[0];
+  for (int l = 1; l < lanes; l++) s += a64[l];
+  return (float)s;
+}
+
+/* Byte p of NF4 table value v at planes[p][v]: the tables of the byte
+ * lookups (vpshufb, tbl) that reassemble exact f32 values. */
+static inline void qg_nf4_byte_planes(uint8_t planes[4][16]) {
+  for (int v = 0; v < 16; v++) {
+    uint32_t bits;
+    memcpy(&bits, &qg_nf4_lut[v], sizeof bits);
+    for (int p = 0; p < 4; p++) planes[p][v] = (uint8_t)(bits >> (8 * p));
+  }
+}
 
 /* Writes y[r, i] in the job's dtype (bf16: round to nearest even). */
 static inline void qg_cpu_store(const qg_cpu_job *job, int64_t r, int64_t i, float v) {

@@ -94,13 +94,6 @@ QG_AI float qg_block_scale(const qgemv_weight_desc *d, int64_t i, int64_t b, con
   return fmt == QG_LAYOUT_NF4 ? d->scales[(size_t)i * (size_t)nb + (size_t)b] : q2_scale(block);
 }
 
-/* The lanes of a64 summed in f64 in order, rounded once to f32. */
-static inline float qg_sum_f64(const double *a64) {
-  double s = a64[0];
-  for (int l = 1; l < QV_LANES; l++) s += a64[l];
-  return (float)s;
-}
-
 /* m = 1: y[0, i .. i+rb). */
 QG_AI void qg_tile_decode(const qg_cpu_job *job, const qg_consts *cs, int64_t i, const int rb, const int fmt) {
   QG_GEOMETRY(fmt);
@@ -143,7 +136,7 @@ QG_AI void qg_tile_decode(const qg_cpu_job *job, const qg_consts *cs, int64_t i,
       }
     QG_MCA_END();
   }
-  for (int rr = 0; rr < rb; rr++) qg_cpu_store(job, 0, i + rr, qg_sum_f64(a64[rr]));
+  for (int rr = 0; rr < rb; rr++) qg_cpu_store(job, 0, i + rr, qg_sum_f64(a64[rr], QV_LANES));
 }
 
 /* m > 1, one chunk of nbk blocks: the decoded weights of br rows (w: rows
@@ -247,7 +240,7 @@ QG_AI void qg_tile_batch(const qg_cpu_job *job, const qg_consts *cs, int64_t i, 
     }
   }
   for (int rr = 0; rr < rb; rr++)
-    for (int64_t t = 0; t < mt; t++) qg_cpu_store(job, t0 + t, i + rr, qg_sum_f64(acc[rr][t]));
+    for (int64_t t = 0; t < mt; t++) qg_cpu_store(job, t0 + t, i + rr, qg_sum_f64(acc[rr][t], QV_LANES));
 }
 
 /* The rows [row0, row1) for every activation row: passes of QG_RB (m = 1)

@@ -53,11 +53,7 @@ typedef struct qg_consts {
 
 QG_PRIM void qg_consts_init(qg_consts *c) {
   uint8_t planes[4][16];
-  for (int v = 0; v < 16; v++) {
-    uint32_t bits;
-    memcpy(&bits, &qg_nf4_lut[v], sizeof bits);
-    for (int p = 0; p < 4; p++) planes[p][v] = (uint8_t)(bits >> (8 * p));
-  }
+  qg_nf4_byte_planes(planes);
   for (int p = 0; p < 4; p++) c->plane[p] = vld1q_u8(planes[p]);
   uint8_t b2[16] = {0}, b3[16] = {0};
   for (int v = 0; v < 4; v++) {

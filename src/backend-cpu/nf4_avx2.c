@@ -73,13 +73,9 @@ typedef struct consts {
 } consts;
 
 AI void consts_init(consts *c) {
-  uint8_t planes[4][32];
-  for (int v = 0; v < 16; v++) {
-    uint32_t bits;
-    memcpy(&bits, &qg_nf4_lut[v], sizeof bits);
-    for (int p = 0; p < 4; p++) planes[p][v] = planes[p][v + 16] = (uint8_t)(bits >> (8 * p));
-  }
-  for (int p = 0; p < 4; p++) c->plane[p] = _mm256_loadu_si256((const __m256i *)planes[p]);
+  uint8_t planes[4][16];
+  qg_nf4_byte_planes(planes);
+  for (int p = 0; p < 4; p++) c->plane[p] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)planes[p]));
   c->nib_shift = _mm256_setr_epi32(0, 0, 0, 0, 4, 4, 4, 4);
   c->low4 = _mm256_set1_epi8(0x0f);
 }
@@ -102,13 +98,6 @@ AI void decode32(const uint8_t *codes, const consts *c, __m256 w[4]) {
 AI void add_f64(double *a64, __m256 v) {
   _mm256_storeu_pd(a64, _mm256_add_pd(_mm256_loadu_pd(a64), _mm256_cvtps_pd(_mm256_castps256_ps128(v))));
   _mm256_storeu_pd(a64 + 4, _mm256_add_pd(_mm256_loadu_pd(a64 + 4), _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1))));
-}
-
-/* The lanes summed in f64 in order, rounded once to f32. */
-static inline float sum_f64(const double *a64) {
-  double s = a64[0];
-  for (int l = 1; l < 8; l++) s += a64[l];
-  return (float)s;
 }
 
 /* m = 1: y[0, i .. i + rb). */
@@ -148,7 +137,7 @@ AI void tile1(const qg_cpu_job *job, const consts *cs, int64_t i, const int rb) 
         acc[r] = _mm256_setzero_ps();
       }
   }
-  for (int r = 0; r < rb; r++) qg_cpu_store(job, 0, i + r, sum_f64(a64[r]));
+  for (int r = 0; r < rb; r++) qg_cpu_store(job, 0, i + r, qg_sum_f64(a64[r], 8));
 }
 
 /* m > 1, one block of one weight row (its 8 decoded vectors at w, its scale
@@ -203,7 +192,7 @@ AI void tile_batch(const qg_cpu_job *job, const consts *cs, int64_t i, int rb, i
     }
   }
   for (int r = 0; r < rb; r++)
-    for (int u = 0; u < tt; u++) qg_cpu_store(job, t0 + u, i + r, sum_f64(a64[r][u]));
+    for (int u = 0; u < tt; u++) qg_cpu_store(job, t0 + u, i + r, qg_sum_f64(a64[r][u], 8));
 }
 
 /* The activation rows [t0, t0 + tt) for weight rows [i, i + rb), tt < TT
