@@ -14,7 +14,8 @@ shift 2
 out=${CUDA_MODULE_DIR:-/tmp/mods}
 mkdir -p "$out"
 rm -f "$build"/src/backend-cuda/*.lo "$build"/src/backend-cuda/.libs/*.o
-make -C "$build" -j"$(nproc)" src/backend-cuda/qgemv-cuda.la CUDA_CPPFLAGS="-I/usr/local/cuda/include $*" \
+# CPPFLAGS too: a layout switch (layout.h) must reach repack.c as well
+make -C "$build" -j"$(nproc)" src/backend-cuda/qgemv-cuda.la CUDA_CPPFLAGS="-I/usr/local/cuda/include $*" CPPFLAGS="$*" \
   > "$out/build-$name.log" 2>&1 || { tail -20 "$out/build-$name.log" >&2; exit 1; }
 cp "$build/src/backend-cuda/.libs/qgemv-cuda.so" "$out/qgemv-cuda-$name.so"
 xz -T0 -f -k "$out/qgemv-cuda-$name.so"

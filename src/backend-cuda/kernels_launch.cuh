@@ -32,17 +32,18 @@ struct Kernels {
   static constexpr int kCount = 56;
   template <int I>
   static constexpr KernelFn fn() {
+    constexpr int WT = wide_tiles(F::kNF4);
     if constexpr (I == 36) {
-      static_assert(wide_config(F::kNF4, X0, 1, 1, 1), "the wide kernel's configuration");
-      return matvec_kernel<L, X0, 1, 1, 1, kWideWarps>;
+      static_assert(wide_config(F::kNF4, X0, 1, WT, 1), "the wide kernel's configuration");
+      return matvec_kernel<L, X0, 1, WT, 1, kWideWarps>;
     } else if constexpr (I >= 54) {
       if constexpr (ng2t2_config(F::kNF4, 2, 2, 1))
         return matvec_kernel<L, I == 54 ? X0 : X1, 2, 2, 1, kNg2T2Warps>;
       else
         return nullptr;
     } else if constexpr (I == 37) {
-      if constexpr (wide_config(F::kNF4, X1, 1, 1, 1))
-        return matvec_kernel<L, X1, 1, 1, 1, kWideWarps>;
+      if constexpr (wide_config(F::kNF4, X1, 1, WT, 1))
+        return matvec_kernel<L, X1, 1, WT, 1, kWideWarps>;
       else
         return nullptr;
     } else {

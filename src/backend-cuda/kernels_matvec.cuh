@@ -203,11 +203,24 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 #endif
 /* Q2_0's mode for the norm with bf16 x and bf16 gamma. */
 constexpr int kNormBF = QGC_EXP_NORM_B2 ? kB2 : kDG;
-/* The one configuration the wide kernel has (Kernels<L>::fn<36>): the
- * first activation mode of the format, one column group, one tile, B per
- * CTA. */
+/* Experiment (off in the library): NF4's wide kernels take two tiles per
+ * warp (72 registers at 28 warps, no spills on sm_90), one fp16 term at
+ * [36] and two at [37], so that a warp keeps the two-tile loop's
+ * instructions per weight (the one-tile wide kernel executed 26% more,
+ * bench/NOTES.md v10) with twice the warps of the 16-warp kernels. The
+ * ring of 28 warps of two tiles fits with QGC_EXP_NF4_KC128's chunks. */
+#ifndef QGC_EXP_NF4_WIDE_T2
+#define QGC_EXP_NF4_WIDE_T2 0
+#endif
+__host__ __device__ constexpr int wide_tiles(bool nf4) { return nf4 && QGC_EXP_NF4_WIDE_T2 ? 2 : 1; }
+/* The configurations the wide kernels have (Kernels<L>::fn<36>, <37>): the
+ * first activation mode of the format (QGC_EXP_WIDEB3: Q2_0's three terms
+ * too; QGC_EXP_NF4_WIDE_T2: NF4's two terms too), one column group,
+ * wide_tiles tiles, B per CTA. */
 __host__ __device__ constexpr bool wide_config(bool nf4, int xm, int ng, int t, int bs) {
-  return (xm == (nf4 ? kS1 : kDirect) || (QGC_EXP_WIDEB3 && !nf4 && xm == kB3)) && ng == 1 && t == 1 && bs;
+  return (xm == (nf4 ? kS1 : kDirect) || (QGC_EXP_WIDEB3 && !nf4 && xm == kB3) ||
+          (QGC_EXP_NF4_WIDE_T2 && nf4 && xm == kS2)) &&
+         ng == 1 && t == wide_tiles(nf4) && bs;
 }
 constexpr int kLutBytes = 256 * kLutStride; /* NF4 table, at the end of the dynamic shared memory */
 
@@ -223,7 +236,7 @@ struct FmtOf {
   static constexpr bool kKernels = true;
   static constexpr bool kNF4 = FORMAT == QGEMV_NF4;
   static constexpr int kGroup = GROUP;
-  static constexpr int KC = kNF4 ? 256 : 512;            /* k per chunk */
+  static constexpr int KC = kNF4 ? (QGC_EXP_NF4_KC128 ? 128 : 256) : 512; /* k per chunk (layout.h) */
   static constexpr int BK = GROUP;                       /* k per scale block */
   static constexpr int QB = BK / 64;                     /* 64-parts of a block */
   static constexpr int NEB = KC / BK;                    /* scale blocks per chunk */
@@ -231,7 +244,7 @@ struct FmtOf {
   static constexpr int SS = kNF4 ? 4 : 2;                /* bytes per scale */
   static constexpr int SRB = NEB * SS;                   /* a row's scale bytes per chunk */
   static constexpr int BCB = kNF4 ? 512 : 256;           /* code bytes per 64-block of a tile */
-  static constexpr int CH = QGC_CHUNK_CODE_BYTES + QGC_TILE_ROWS * SRB; /* chunk bytes */
+  static constexpr int CH = B64 * BCB + QGC_TILE_ROWS * SRB; /* chunk bytes */
 };
 /* Tiles per warp a kernel of NG column groups may take: NF4 with 16
  * columns holds two accumulators per tile (the table's two terms), and
@@ -428,7 +441,7 @@ struct View {
   using F = Fmt<L>;
   const char *base;
   int lane, g, nb64;
-  QGC_HD int code_bytes() const { return TAIL ? nb64 * F::BCB : QGC_CHUNK_CODE_BYTES; }
+  QGC_HD int code_bytes() const { return (TAIL ? nb64 : F::B64) * F::BCB; }
   QGC_HD int srb() const { return TAIL ? nb64 / F::QB * F::SS : F::SRB; }
   /* Whether the chunk holds scale block e (a last chunk may be short). */
   QGC_HD bool has_block(int e) const { return !TAIL || e * F::QB < nb64; }

@@ -53,8 +53,6 @@
 extern "C" {
 #endif
 
-/* Code bytes of a full chunk of a tile: 4 words x 32 lanes x 16 bytes. */
-#define QGC_CHUNK_CODE_BYTES 2048
 #define QGC_TILE_ROWS 16
 
 typedef struct qgc_layout {
@@ -72,9 +70,16 @@ typedef struct qgc_layout {
   size_t bytes;           /* resident bytes */
 } qgc_layout;
 
+/* Experiment (off in the library; -D on the module's and the tests'
+ * builds, both sides of the layout): NF4 chunks of 128 k (two 64-blocks,
+ * 1152 bytes), so that a ring slot of two tiles is half the bytes and
+ * twice the warps fit an SM's shared memory. */
+#ifndef QGC_EXP_NF4_KC128
+#define QGC_EXP_NF4_KC128 0
+#endif
 /* Geometry of a format: k per full chunk, bytes per scale, code bytes of
  * one 64-block of a tile (16 rows), scales of `blocks` 64-blocks per row. */
-static inline int qgc_chunk_k(qgemv_format f) { return f == QGEMV_NF4 ? 256 : 512; }
+static inline int qgc_chunk_k(qgemv_format f) { return f == QGEMV_NF4 ? (QGC_EXP_NF4_KC128 ? 128 : 256) : 512; }
 static inline int qgc_scale_size(qgemv_format f) { return f == QGEMV_NF4 ? 4 : 2; }
 static inline int qgc_block_code_bytes(qgemv_format f) { return f == QGEMV_NF4 ? 512 : 256; }
 static inline int qgc_row_scale_bytes(qgemv_format f, int32_t group, int blocks) {
