@@ -483,10 +483,10 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
                   float sg, sh;
                   if (ci + 1 == p.nch && nb64 < F::B64) {
                     const View<L, true> v{slot.data(), l, g, nb64};
-                    sg = v.scale(tt, 0, eb), sh = v.scale(tt, 1, eb);
+                    v.scales(tt, eb, sg, sh); /* the kernels' read of both rows' scales */
                   } else {
                     const View<L, false> v{slot.data(), l, g, F::B64};
-                    sg = v.scale(tt, 0, eb), sh = v.scale(tt, 1, eb);
+                    v.scales(tt, eb, sg, sh);
                   }
                   for (int G = 0; G < NG; G++) {
                     float cc[4] = {c[G][l][0], c[G][l][1], c[G][l][2], c[G][l][3]};

@@ -129,9 +129,9 @@ constexpr int kWideWarps = 28;
  * served one tile. The plan takes it at a k-split of 2 (7 row groups,
  * m = 1's geometry there). On the H200 at 28672 x 8192: f32 m = 8 126 ->
  * 113 us, m = 16 254 -> 227, bf16 m = 16 135 -> 115, the norm 0.86-0.89x
- * (v22 run 3). 128 registers, no spills on sm_90; 12 bytes of spill on
- * sm_121, whose plans at the issue's shapes do not take it. (The
- * other way to one column group, x's two terms in k instead of in
+ * (v22 run 3). 128 registers, no spills on sm_90; 36 bytes of spill on
+ * sm_121 (12 before the paired scales, layout.h), whose plans at the
+ * issue's shapes do not take it. (The other way to one column group, x's two terms in k instead of in
  * columns, made m = 1 1.08-1.39x slower, since batched rows keep m = 1's
  * bits: bench/NOTES.md v22; its code is in 8636f6b.)
  * QGC_EXP_NG2T2=0: e137623's plan, for A/B runs. */
@@ -208,7 +208,13 @@ constexpr int kNormBF = QGC_EXP_NORM_B2 ? kB2 : kDG;
  * [36] and two at [37], so that a warp keeps the two-tile loop's
  * instructions per weight (the one-tile wide kernel executed 26% more,
  * bench/NOTES.md v10) with twice the warps of the 16-warp kernels. The
- * ring of 28 warps of two tiles fits with QGC_EXP_NF4_KC128's chunks. */
+ * ring of 28 warps of two tiles fits with QGC_EXP_NF4_KC128's chunks or
+ * QGC_EXP_STAGES=1. On the H200 at 28672 x 8192, ks=4,t=2,w=28, bf16
+ * m = 1 (bench/NOTES.md v28): 55.8 us with 128-k chunks, 54.5 with one
+ * ring slot, against the library's 53.8-54.2: the issue slots go from 48%
+ * to 55% busy and the eligible warps from 1.0 to 1.9 per scheduler, but
+ * the L1 pipe stays at 77%, as in every NF4 launch measured, and the
+ * instructions grow (twice the warps' prologues, four slices). */
 #ifndef QGC_EXP_NF4_WIDE_T2
 #define QGC_EXP_NF4_WIDE_T2 0
 #endif
@@ -462,9 +468,24 @@ struct View {
   }
   /* The scale of block e of row g (h = 0) or g + 8 (h = 1). */
   QGC_HD float scale(int tt, int h, int e) const {
-    const char *s = base + tt * F::CH + code_bytes() + (g + 8 * h) * srb() + e * F::SS;
+    const char *s = base + tt * F::CH + code_bytes() + QGC_SCALE_OFFSET(g + 8 * h, e, srb() / F::SS, F::SS);
     if (F::kNF4) return *reinterpret_cast<const float *>(s);
     return half_bits_f32(*reinterpret_cast<const unsigned short *>(s));
+  }
+  /* Both rows' scales of block e (QGC_EXP_SCALE_PAIR: one load). */
+  QGC_HD void scales(int tt, int e, float &sg, float &sh) const {
+#if QGC_EXP_SCALE_PAIR
+    const char *s = base + tt * F::CH + code_bytes() + QGC_SCALE_OFFSET(g, e, srb() / F::SS, F::SS);
+    if (F::kNF4) {
+      const float2 f = *reinterpret_cast<const float2 *>(s);
+      sg = f.x, sh = f.y;
+    } else {
+      const uint32_t w = *reinterpret_cast<const uint32_t *>(s);
+      sg = half_bits_f32(w & 0xffffu), sh = half_bits_f32(w >> 16);
+    }
+#else
+    sg = scale(tt, 0, e), sh = scale(tt, 1, e);
+#endif
   }
 };
 
@@ -575,7 +596,8 @@ QGC_UNROLL
               c[G][0] = r0;
               c[G][1] = r1;
             }
-          const float sg = v.scale(tt, 0, eb), sh = v.scale(tt, 1, eb);
+          float sg, sh;
+          v.scales(tt, eb, sg, sh);
 QGC_UNROLL
           for (int G = 0; G < NG; ++G) {
             acc[tt][G][0] = fmaf(c[G][0], sg * p0[G], acc[tt][G][0]);
@@ -651,7 +673,7 @@ QGC_UNROLL
         float sg[T], sh[T];
 QGC_UNROLL
         for (int tt = 0; tt < T; ++tt) {
-          sg[tt] = v.scale(tt, 0, eb), sh[tt] = v.scale(tt, 1, eb);
+          v.scales(tt, eb, sg[tt], sh[tt]);
 QGC_UNROLL
           for (int G = 0; G < NG; ++G) {
             acc[tt][G][0] = fmaf((float)(c[tt][G][0] * 128 + c[tt][G][1]), sg[tt] * pf[G], acc[tt][G][0]);

@@ -8,7 +8,7 @@
  *
  *   tiles  [tile][chunk][chunk bytes]
  *   chunk  codes: [word j (4)][lane (32)][16 bytes], then the 16 rows'
- *          scales: [row (16)][scale block of the chunk]
+ *          scales: [scale block of the chunk][g (8)][rows g, g + 8]
  *
  * A chunk is 256 k (NF4: four 64-blocks) or 512 k (Q2_0: eight 64-blocks,
  * so 8 or 4 groups); the last chunk of a row may be shorter (k is only a
@@ -25,6 +25,8 @@
  *   holds the packed bytes [8t, 8t + 8) of row g's block, then those of row
  *   g + 8 (a packed byte is already the (even k, odd k) pair of a step).
  *   Scales: f32, 4 per row (16 bytes) in a full chunk: 2304 bytes a chunk.
+ *   Scales of both formats: [scale block][g][row g, row g + 8]
+ *   (QGC_EXP_SCALE_PAIR below).
  * Q2_0: word j = 64-blocks 2j, 2j+1: its four 32-bit words are (row g,
  *   block 2j), (row g + 8, block 2j), (row g, block 2j + 1), (row g + 8,
  *   block 2j + 1), each the lane's 16 codes with pair i = 2s + h (k +2h,
@@ -73,10 +75,33 @@ typedef struct qgc_layout {
 /* Experiment (off in the library; -D on the module's and the tests'
  * builds, both sides of the layout): NF4 chunks of 128 k (two 64-blocks,
  * 1152 bytes), so that a ring slot of two tiles is half the bytes and
- * twice the warps fit an SM's shared memory. */
+ * twice the warps fit an SM's shared memory. On the H200 (bench/NOTES.md
+ * v28) 1.03-1.10x slower under the library's plan at m = 1 (8.5% more
+ * warp instructions at 28672 x 8192: a chunk's wait, copies and loop per
+ * 128 k) and 0.90-1.10x batched. */
 #ifndef QGC_EXP_NF4_KC128
 #define QGC_EXP_NF4_KC128 0
 #endif
+/* A chunk's scales as [scale block][row g (8)][g, g + 8], so that a lane
+ * reads its two rows' scales of a block in one shared load (NF4: 8 bytes;
+ * Q2_0: 4) where [row (16)][scale block] took two: NF4's kernel is held
+ * by its shared loads (21 per 16 x 64 tile-block before, 20 now). On the
+ * H200 against [row][block] (bench/NOTES.md v28): 28672 x 8192 NF4 bf16
+ * m = 1 0.978-0.98x (54.1 -> 53.1 us), 6% fewer warp instructions; every
+ * other row of the issue's shapes, all formats, m = 1 and 8, within 1.6%.
+ * No spills on sm_90; on sm_121 NF4's two-column-group kernels spill 36
+ * bytes (12 before) and four Q2_0 g64 kernels 4 (one before; GB10's
+ * plans at the issue's shapes take one of them: kB3, two column groups,
+ * two tiles). 0: [row][block], for A/B runs (both sides of the layout: -D on the
+ * module's and the tests' builds). */
+#ifndef QGC_EXP_SCALE_PAIR
+#define QGC_EXP_SCALE_PAIR 1
+#endif
+/* Byte offset of the scale of block e of tile row r (0..15) in a chunk's
+ * scales of `blocks` scale blocks per row, ss bytes each (a macro: the
+ * kernels use it on the device). */
+#define QGC_SCALE_OFFSET(r, e, blocks, ss) \
+  (QGC_EXP_SCALE_PAIR ? (((e) * 8 + (r) % 8) * 2 + (r) / 8) * (ss) : ((r) * (blocks) + (e)) * (ss))
 /* Geometry of a format: k per full chunk, bytes per scale, code bytes of
  * one 64-block of a tile (16 rows), scales of `blocks` 64-blocks per row. */
 static inline int qgc_chunk_k(qgemv_format f) { return f == QGEMV_NF4 ? (QGC_EXP_NF4_KC128 ? 128 : 256) : 512; }

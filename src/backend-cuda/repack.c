@@ -73,15 +73,14 @@ static void repack_chunk(const qgemv_weight_desc *d, int64_t r0, int64_t c, int 
     }
   }
   uint8_t *s = dst + qgc_chunk_code_bytes(f, blocks);
-  const int srb = qgc_row_scale_bytes(f, group, blocks), groups = blocks * 64 / group;
+  const int groups = blocks * 64 / group, ss = qgc_scale_size(f);
   for (int r = 0; r < QGC_TILE_ROWS; r++) {
     const int64_t row = r0 + r;
-    if (f == QGEMV_NF4) {
-      memcpy(s + r * srb, d->scales + (size_t)row * (size_t)(d->k / 64) + (size_t)b0, (size_t)srb);
-    } else {
-      const int64_t g0 = b0 * 64 / group;
-      for (int q = 0; q < groups; q++)
-        memcpy(s + r * srb + 2 * q, data + (size_t)row * row_bytes + (size_t)(g0 + q) * (2 + (size_t)group / 4), 2);
+    for (int q = 0; q < groups; q++) {
+      const void *src = f == QGEMV_NF4 ? (const void *)(d->scales + (size_t)row * (size_t)(d->k / 64) + (size_t)(b0 + q))
+                                       : (const void *)(data + (size_t)row * row_bytes +
+                                                        (size_t)(b0 * 64 / group + q) * (2 + (size_t)group / 4));
+      memcpy(s + QGC_SCALE_OFFSET(r, q, groups, ss), src, (size_t)ss);
     }
   }
 }
