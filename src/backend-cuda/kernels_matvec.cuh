@@ -349,6 +349,20 @@ __host__ __device__ inline int cta_units(const Params &p, int b) { return p.iter
 struct SmemPlan {
   int bars, ring, comb, sbB, sbG, sbP, sbQ, sbS, sbF, lut, total;
 };
+/* Experiment (off in the library): sbP's rows (a scale block's 2^e per B
+ * column) padded to an even count of columns, so that NF4's lane reads
+ * the 2^e of its two output columns 2t, 2t + 1 in one LDS.64 where two
+ * LDS.32 took it (at m = 1 the second is dead in every lane but still
+ * issued): 20 -> 19.5 shared loads per 16 x 64 tile-block at two tiles
+ * per warp. On the H200 (bench/NOTES.md v28, verify only: the suite and
+ * the sanitizers have not run it): 0.99-1.00x at 28672 x 8192 and
+ * 8192 x 28672, NF4, m = 1 and 8, but 8192 x 28672 bf16 m = 1 (0.977x):
+ * a predicated-off load seems to cost the pipe nothing. */
+#ifndef QGC_EXP_P_PAIR
+#define QGC_EXP_P_PAIR 0
+#endif
+/* Floats from one scale block's row of sbP to the next's. */
+__host__ __device__ constexpr int sbp_stride(int ncols) { return QGC_EXP_P_PAIR ? (ncols + 1) & ~1 : ncols; }
 __host__ __device__ constexpr int round_up(int v, int a) { return (v + a - 1) / a * a; }
 __host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int NG, int neb, int ncols, int KS,
                                               bool digits, bool gwords = false) {
@@ -366,7 +380,7 @@ __host__ __device__ inline SmemPlan smem_plan(int CH, int QB, int W, int T, int 
     p.sbG = off;
     off += gwords ? neb * QB * 128 : 0;
     p.sbP = off;
-    off += round_up(neb * ncols * 4, 16);
+    off += round_up(neb * sbp_stride(ncols) * 4, 16);
     p.sbQ = off;
     off += round_up(neb * ncols * 4, 16);
     p.sbS = off;
@@ -642,7 +656,7 @@ QGC_UNROLL
           for (int q = 0; q < QB; ++q) bq[G][q] = lds128_ordered(sb_digits(sbB, sb * QB + q, p.ncols, col, t));
           n0[G] = sbN[sb * p.ncols + c0];
           n1[G] = sbN[sb * p.ncols + c0 + 1];
-          pf[G] = sbP[sb * p.ncols + c0 + 1];
+          pf[G] = sbP[sb * sbp_stride(p.ncols) + c0 + 1];
         }
         uint2 fl = *reinterpret_cast<const uint2 *>(sbF + sb * 8);
         fl.x &= mlo, fl.y &= mhi;
@@ -843,8 +857,16 @@ QGC_UNROLL
         p0[G] = p1[G] = 1.0f;
       } else { /* NF4 */
         const int c0 = 8 * G + 2 * t;
+#if QGC_EXP_P_PAIR
+        /* c0 even and the row padded to even: both in the row */
+        const float2 pp = c0 < p.ncols ? *reinterpret_cast<const float2 *>(sbP + eb * sbp_stride(p.ncols) + c0)
+                                       : make_float2(0.0f, 0.0f);
+        p0[G] = pp.x;
+        p1[G] = c0 + 1 < p.ncols ? pp.y : 0.0f; /* the padding is never written */
+#else
         p0[G] = c0 < p.ncols ? sbP[eb * p.ncols + c0] : 0.0f;
         p1[G] = c0 + 1 < p.ncols ? sbP[eb * p.ncols + c0 + 1] : 0.0f;
+#endif
       }
     }
   }
@@ -1139,7 +1161,7 @@ QGC_NO_UNROLL
       for (int sp = sp0; sp < sp0 + cps; ++sp) {
         const int col = row * SPL + sp;
         const float pc = stage_pack<SPL, QB>(v, amax, sp, w);
-        if (act && t == 0) sbP[bi * p.ncols + col] = pc;
+        if (act && t == 0) sbP[bi * sbp_stride(p.ncols) + col] = pc;
         if (act) store(col);
       }
 #if QGC_EXP_TIMELINE
@@ -1237,7 +1259,7 @@ QGC_UNROLL
             make_uint4(w[q][D][0], w[q][D][1], w[q][D][2], w[q][D][3]);
       if (t == 0) {
         sbN[bi * p.ncols + col] = -sum[D];
-        sbP[bi * p.ncols + col] = bad ? 0.0f : i4_digit_factor(E, D);
+        sbP[bi * sbp_stride(p.ncols) + col] = bad ? 0.0f : i4_digit_factor(E, D);
       }
     }
     if (t == 0) sbF[bi * 8 + a] = (uint8_t)bad;
