@@ -133,13 +133,22 @@ QGC_HD void nf4_prmt2(const uint32_t (&pl)[16], uint32_t s, uint32_t (&a)[4]) {
  * in the fragment's register pair as it is (no moves); aB does weight row
  * g + 8. Weight row g's sum is then D row g + D row g + 8 of the first mma
  * (and row g + 8's the same of the second). */
-template <int S, int PRMT_STEPS>
+template <int S, int PRMT_STEPS, int TEX_STEPS = 0>
 QGC_HD void nf4_frag2(const uint2 *lut, const uint32_t (&pl)[16], uint32_t lane8, const uint4 &u, uint32_t (&aA)[4],
-                      uint32_t (&aB)[4]) {
+                      uint32_t (&aB)[4], unsigned long long tex = 0) {
   constexpr int J = 2 * (S & 1);
   const uint32_t wg = S < 2 ? u.x : u.y, wh = S < 2 ? u.z : u.w;
   const uint2 g0 = nf4_pair<J>(lut, wg, lane8), g1 = nf4_pair<J + 1>(lut, wg, lane8);
   aA[0] = g0.x, aA[1] = g0.y, aA[2] = g1.x, aA[3] = g1.y;
+  (void)tex;
+#ifdef __CUDA_ARCH__
+  if constexpr ((TEX_STEPS >> S) & 1) { /* experiment QGC_EXP_NF4_TEX: the texture path's own requests */
+    const uint2 h0 = tex1Dfetch<uint2>(tex, (int)((wh >> (8 * J)) & 0xffu));
+    const uint2 h1 = tex1Dfetch<uint2>(tex, (int)((wh >> (8 * J + 8)) & 0xffu));
+    aB[0] = h0.x, aB[1] = h0.y, aB[2] = h1.x, aB[3] = h1.y;
+    return;
+  }
+#endif
   if constexpr ((PRMT_STEPS >> S) & 1) {
     nf4_prmt2(pl, J ? wh >> 16 : wh, aB);
   } else {

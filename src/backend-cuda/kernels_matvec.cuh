@@ -102,6 +102,15 @@ __host__ __device__ constexpr bool warp_b_ok(int xm, int NG) { return xm != kI4 
 #ifndef QGC_EXP_NF4PS1
 #define QGC_EXP_NF4PS1 0 /* experiment: step 0 from the planes for one column group with B per CTA too */
 #endif
+/* Experiment (off in the library): the steps (bit mask, e.g. 1, 5, 15)
+ * whose weight row g + 8 lookups go through the texture path
+ * (tex1Dfetch of the 256 entries, Params::nf4_tex) at one column group:
+ * if what fills the L1 pipe is the shared loads' requests, the texture
+ * requests come in by another door. */
+#ifndef QGC_EXP_NF4_TEX
+#define QGC_EXP_NF4_TEX 0
+#endif
+__host__ __device__ constexpr int nf4_tex_steps(int NG) { return NG == 1 ? QGC_EXP_NF4_TEX : 0; }
 __host__ __device__ constexpr int nf4_prmt_steps(int NG, int BS) {
   return NG >= 2 && BS ? 0x5 : QGC_EXP_NF4PS1 && BS ? 0x1 : 0x0;
 }
@@ -308,6 +317,9 @@ struct Params {
   float eps, inv_k;
   uint32_t q2_magic;  /* kQ2Magic, kept out of ptxas's sight (q2_pair_bf16) */
   uint32_t nf4_pl[16]; /* NF4: the table's byte planes (nf4_planes) */
+#if QGC_EXP_NF4_TEX
+  unsigned long long nf4_tex; /* the 256 entries as a texture object (matvec.cu) */
+#endif
 #if QGC_EXP_TIMELINE
   unsigned long long *tl; /* [kTlLaunches][kTlCtas][kTlSlots] */
   unsigned tl_launch;     /* this launch's sequence number */
@@ -517,6 +529,7 @@ struct WarpCtx {
   uint32_t lane8, q2m;
   const uint2 *lut;
   uint32_t pl[16]; /* NF4: the table in registers (nf4_planes) */
+  unsigned long long tex = 0; /* QGC_EXP_NF4_TEX: the entries' texture object */
   char *sbB;
   const char *sbG;     /* kDG: gamma's staged words (BS = 1) */
   const float *sbP;
@@ -776,11 +789,11 @@ QGC_UNROLL
         a[0] = hi(wg2, J), a[2] = hi(wg2, J + 1), a2[0] = hi(wh2, J), a2[2] = hi(wh2, J + 1);
         a[1] = a[0] ^ 0x8000u, a[3] = a[2] ^ 0x8000u, a2[1] = a2[0] ^ 0x8000u, a2[3] = a2[2] ^ 0x8000u;
       } else if (F::kNF4) {
-        constexpr int PS = nf4_prmt_steps(NG, BS);
-        if (s == 0) nf4_frag2<0, PS>(lut, pl, lane8, u, a, a2);
-        if (s == 1) nf4_frag2<1, PS>(lut, pl, lane8, u, a, a2);
-        if (s == 2) nf4_frag2<2, PS>(lut, pl, lane8, u, a, a2);
-        if (s == 3) nf4_frag2<3, PS>(lut, pl, lane8, u, a, a2);
+        constexpr int PS = nf4_prmt_steps(NG, BS), TS = nf4_tex_steps(NG);
+        if (s == 0) nf4_frag2<0, PS, TS>(lut, pl, lane8, u, a, a2, tex);
+        if (s == 1) nf4_frag2<1, PS, TS>(lut, pl, lane8, u, a, a2, tex);
+        if (s == 2) nf4_frag2<2, PS, TS>(lut, pl, lane8, u, a, a2, tex);
+        if (s == 3) nf4_frag2<3, PS, TS>(lut, pl, lane8, u, a, a2, tex);
       } else {
         if (s == 0) q2_frag<0>(wg, wh, a, q2m);
         if (s == 1) q2_frag<1>(wg, wh, a, q2m);
@@ -1329,6 +1342,9 @@ QGC_UNROLL
       for (int c = 0; c < 8; ++c) dst[(c + v) & 7] = make_uint4(e[0], e[1], e[0], e[1]);
     }
     cx.lut = lut_s;
+#if QGC_EXP_NF4_TEX
+    cx.tex = p.nf4_tex;
+#endif
   }
   const uint32_t bars = smem_addr(smem + sp.bars) + w * S * 8;
   char *ring = smem + sp.ring + (size_t)w * S * T * CH;

@@ -59,6 +59,29 @@ void qgc_timeline_dump() {
 }
 #endif
 
+#if QGC_EXP_NF4_TEX
+/* The experiment's texture of NF4's 256 table entries (one device at a
+ * time; made at the first call, so not graph-capturable then). */
+static cudaTextureObject_t nf4_tex;
+static cudaError_t nf4_tex_make() {
+  if (nf4_tex) return cudaSuccess;
+  uint2 h[256];
+  for (int v = 0; v < 256; v++) h[v] = qgc::nf4_lut_entry(v);
+  void *buf = nullptr;
+  cudaError_t e = cudaMalloc(&buf, sizeof h);
+  if (e == cudaSuccess) e = cudaMemcpy(buf, h, sizeof h, cudaMemcpyHostToDevice);
+  cudaResourceDesc rd = {};
+  rd.resType = cudaResourceTypeLinear;
+  rd.res.linear.devPtr = buf;
+  rd.res.linear.desc = cudaCreateChannelDesc<uint2>();
+  rd.res.linear.sizeInBytes = sizeof h;
+  cudaTextureDesc td = {};
+  td.readMode = cudaReadModeElementType;
+  if (e == cudaSuccess) e = cudaCreateTextureObject(&nf4_tex, &rd, &td, nullptr);
+  return e;
+}
+#endif
+
 extern "C" qgemv_status qgc_matvec(void *state, const qg_matvec_args *a) {
   qgc_state *st = static_cast<qgc_state *>(state);
   const qgc_layout *L = static_cast<const qgc_layout *>(a->layout);
@@ -93,6 +116,10 @@ extern "C" qgemv_status qgc_matvec(void *state, const qg_matvec_args *a) {
     pl.p.tl = tl_buf;
     pl.p.tl_launch = tl_seq++;
     tl_grid = pl.kc.grid, tl_block = pl.kc.block, tl_n = a->n, tl_k = a->k, tl_m = a->m;
+#endif
+#if QGC_EXP_NF4_TEX
+    if ((e = nf4_tex_make()) != cudaSuccess) break;
+    pl.p.nf4_tex = nf4_tex;
 #endif
     qgc_with_layout(L->id, [&](auto lay) { e = qgc_launch<decltype(lay)::value>(pl.kc, pl.p, stream, pl.pdl); });
   }
