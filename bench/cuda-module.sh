@@ -14,8 +14,11 @@ shift 2
 out=${CUDA_MODULE_DIR:-/tmp/mods}
 mkdir -p "$out"
 rm -f "$build"/src/backend-cuda/*.lo "$build"/src/backend-cuda/.libs/*.o
-# CPPFLAGS too: a layout switch (layout.h) must reach repack.c as well
-make -C "$build" -j"$(nproc)" src/backend-cuda/qgemv-cuda.la CUDA_CPPFLAGS="-I/usr/local/cuda/include $*" CPPFLAGS="$*" \
+# The build's own flags plus the defines; CPPFLAGS too, so that a layout
+# switch (layout.h) reaches repack.c as well
+conf() { sed -n "s/^$1 = //p" "$build/Makefile" | head -n 1; }
+make -C "$build" -j"$(nproc)" src/backend-cuda/qgemv-cuda.la CUDA_CPPFLAGS="$(conf CUDA_CPPFLAGS) $*" \
+  CPPFLAGS="$(conf CPPFLAGS) $*" \
   > "$out/build-$name.log" 2>&1 || { tail -20 "$out/build-$name.log" >&2; exit 1; }
 cp "$build/src/backend-cuda/.libs/qgemv-cuda.so" "$out/qgemv-cuda-$name.so"
 xz -T0 -f -k "$out/qgemv-cuda-$name.so"

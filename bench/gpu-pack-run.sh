@@ -142,8 +142,8 @@ phase_profile() {
       "$ncu" -i "$rep.ncu-rep" --page source --print-source sass --csv > "$rep.csv" 2>/dev/null &&
         python3 "$here/ncu-insn.py" "$rep.csv" 25 >> "$txt" 2>&1
     fi
-    grep -E "Duration|DRAM Throughput|Memory Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Executed Ipc A" \
-      "$txt" | head -20
+    grep -E "Duration|DRAM Throughput|Memory Throughput|L1/TEX Cache Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|Eligible Warps Per|Executed Ipc A|warp instructions executed" \
+      "$txt" | head -24
   done
   return $rc
 }

@@ -11,7 +11,7 @@
 # 28672, NF4 bf16 and f32, m = 1, three passes, --graph; ncu of TEX5.
 # Here: bench/cuda-module.sh /tmp/b90 TEX1 -DQGC_EXP_NF4_TEX=1; ... TEX5
 # -DQGC_EXP_NF4_TEX=5; ... TEXF -DQGC_EXP_NF4_TEX=15; ... base; then
-#   bash ../shared/gpu/pack.sh /tmp/b90 bench/run-common.sh bench/gpu-ab.sh bench/ncu-insn.py \
+#   bash ../shared/gpu/pack.sh /tmp/b90 bench/run-common.sh bench/gpu-ab.sh bench/gpu-pack-run.sh bench/ncu-insn.py \
 #     bench/results/v28/h200-run5.sh /tmp/mods/qgemv-cuda-TEX{1,5,F}.so.xz
 # there: source .gpu/pack/env.sh; bash .gpu/pack/bin/h200-run5.sh
 set -u
@@ -26,14 +26,8 @@ AB_PASSES=3 AB_DEADLINE=$((SECONDS + 60)) OUT=$O/ab timeout 100 bash "$here/gpu-
   qgemv-cuda-TEX5.so.xz qgemv-cuda-TEXF.so.xz --shape 28672x8192 --shape 8192x28672 --format nf4 --dtype bf16,f32 \
   --m 1 --graph > "$O/ab.txt" 2> "$O/ab-log.txt"
 step ab-tex; cat "$O/ab.txt"
-ncu=$(command -v ncu || ls /usr/local/cuda*/bin/ncu 2>/dev/null | head -1)
-if [ $((SECONDS - t0)) -lt 100 ] && [ -n "$ncu" ]; then
-  QGEMV_PLUGIN_PATH=/tmp/m-TEX5 timeout 60 "$ncu" --clock-control none -k regex:matvec_kernel -s 3 -c 1 --set full \
-    -o /tmp/tex5 -f qgemv bench --backend cuda --shape 28672x8192 --format nf4 --dtype bf16 --m 1 --iters 5 \
-    --no-baseline > "$O/ncu-tex5.txt" 2>&1
-  "$ncu" -i /tmp/tex5.ncu-rep --page details >> "$O/ncu-tex5.txt" 2>&1
-  "$ncu" -i /tmp/tex5.ncu-rep --page source --print-source sass --csv > /tmp/tex5.csv 2>/dev/null &&
-    python3 "$here/ncu-insn.py" /tmp/tex5.csv 30 >> "$O/ncu-tex5.txt" 2>&1
-  step ncu-tex5
-  grep -E "Duration|Issue Slots Busy|L1/TEX Cache Throughput|Eligible Warps|warp instructions executed|tex" "$O/ncu-tex5.txt" | head -12
+if [ $((SECONDS - t0)) -lt 100 ]; then
+  QGEMV_PLUGIN_PATH=/tmp/m-TEX5 PROFILE_CASES="nf4 bf16 28672x8192" OUT=$O/ncu timeout 120 \
+    bash "$here/gpu-pack-run.sh" profile > "$O/ncu-log.txt" 2>&1
+  step ncu-tex5; grep -E "Duration|Issue Slots|L1/TEX Cache|Eligible Warps|warp instructions|tex" "$O"/ncu/ncu-*.txt | head -12
 fi
