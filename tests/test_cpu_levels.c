@@ -224,15 +224,22 @@ START_TEST(test_contract) {
 }
 END_TEST
 
-/* Same level, 1 and 2 threads: the same bits (the row split moves rows
- * between threads and must not change any). n = 257 is odd, so the split
- * falls inside a tile of rows. */
+/* Same level, 1 and 2 threads, and 1 and 4: the same bits (the row split
+ * moves rows between threads and must not change any, nor must the split
+ * of the activation quantizer's blocks, which both cut inside a row of x).
+ * n = 257 is odd, so the split falls inside a tile of rows. */
+static void threads_against_one(const char *level, int threads);
 START_TEST(test_threads) {
-  const char *level = level_name(_i);
+  threads_against_one(level_name(_i), 2);
+  threads_against_one(level_name(_i), 4);
+}
+END_TEST
+
+static void threads_against_one(const char *level, int threads) {
   qgemv_ctx *one = open_or_skip(level, 1);
   if (one == NULL) return;
   qgemv_ctx *two;
-  EXPECT_OK(open_level(level, 2, &two));
+  EXPECT_OK(open_level(level, threads, &two));
   for (int f = 0; f < qgemv_format_count(); f++) {
     int64_t n = 257, k = k_of(f, quick() ? 1 : 2), m = 3;
     problem p;
@@ -247,8 +254,8 @@ START_TEST(test_threads) {
       tu_guarded y2 = tu_guarded_new((size_t)(m * n) * tu_dtype_size(t));
       run(one, w1, n, k, m, t, x, NULL, t, &y1);
       run(two, w2, n, k, m, t, x, NULL, t, &y2);
-      EXPECT(memcmp(y1.mem, y2.mem, y1.bytes) == 0, "%s %s %s: 1 and 2 threads differ", level, format_name(f),
-             dtype_name(t));
+      EXPECT(memcmp(y1.mem, y2.mem, y1.bytes) == 0, "%s %s %s: 1 and %d threads differ", level, format_name(f),
+             dtype_name(t), threads);
       tu_guarded_free(&y1);
       tu_guarded_free(&y2);
       free(x);
@@ -260,7 +267,6 @@ START_TEST(test_threads) {
   qgemv_close(one);
   qgemv_close(two);
 }
-END_TEST
 
 /* The level list is the documented one, in order (ref, scalar, avx2,
  * avx512, avx512vnni, neon, neondot), built as this architecture says; the

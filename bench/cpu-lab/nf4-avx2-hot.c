@@ -15,8 +15,8 @@
 bool qg_cpu_has_avx2(void) { return true; }
 void qg_q2_avx2_rows_g64(const qg_cpu_job *j, int64_t a, int64_t b) { (void)j, (void)a, (void)b; }
 void qg_q2_avx2_rows_g128(const qg_cpu_job *j, int64_t a, int64_t b) { (void)j, (void)a, (void)b; }
-double qg_q2_avx2_xfix(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t) {
-  (void)x, (void)res, (void)g, (void)out, (void)t;
+double qg_q2_avx2_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t) {
+  (void)x, (void)res, (void)g, (void)bits, (void)out, (void)t;
   return 0;
 }
 void qg_cpu_xorder_transpose(int lanes, int vecs, qg_cpu_xorder *out) { (void)lanes, (void)vecs, (void)out; }

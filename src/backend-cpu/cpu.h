@@ -111,7 +111,7 @@ bool qg_cpu_has_neondot(void); /* and the dot-product instructions */
 void qg_nf4_avx512_rows(const qg_cpu_job *job, int64_t row0, int64_t row1);
 void qg_q2_vnni_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1);
 void qg_q2_vnni_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t row1);
-double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t);
+double qg_q2_vnni_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t);
 /* NF4 in f32 with AVX2 + FMA, the packed format as uploaded (nf4_avx2.c);
  * x86-64 only. */
 void qg_nf4_avx2_rows(const qg_cpu_job *job, int64_t row0, int64_t row1);
@@ -120,7 +120,7 @@ void qg_nf4_avx2_rows(const qg_cpu_job *job, int64_t row0, int64_t row1);
 void qg_q2_avx2_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1);
 void qg_q2_avx2_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t row1);
 /* Its term of the activation quantizer (xfix_avx2.c). */
-double qg_q2_avx2_xfix(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t);
+double qg_q2_avx2_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t);
 /* Q2_0 by integer dot products with SDOT, rows in groups of 4 (q2_sdot.c).
  * AArch64 only. */
 void qg_q2_sdot_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1);

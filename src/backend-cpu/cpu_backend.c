@@ -315,6 +315,22 @@ static qgemv_status ensure_workspace(cpu_state *st, size_t bytes) {
 
 static size_t round64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 
+/* Thread t's share of the quantizer's first phase (cpu_xfix.h): term 0 of
+ * every block of every activation row, cut into nt contiguous runs of
+ * (row, block) pairs. Each block's bytes are its own, so the split does
+ * not change them; the rows' serial phase follows a barrier. About 0.25 us
+ * per block of 128 on a Zen 3 core, so 60 us of a row of 28672 (v29). */
+static void quantize_share(const qg_cpu_job *job, int64_t k, int g, qg_xfix_term_fn term, char *ws, size_t row_bytes,
+                           int t, int nt) {
+  const int64_t nb = k / g, total = job->m * nb;
+  const int64_t p0 = total * t / nt, p1 = total * (t + 1) / nt;
+  for (int64_t p = p0; p < p1;) {
+    const int64_t r = p / nb, b0 = p % nb, b1 = p1 - r * nb < nb ? p1 - r * nb : nb;
+    qg_xfix_first(job->xn + (size_t)r * (size_t)k, k, g, ws + (size_t)r * row_bytes, term, b0, b1);
+    p = r * nb + b1;
+  }
+}
+
 static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
   cpu_state *st = state;
   const qg_cpu_weight *w = a->layout;
@@ -342,12 +358,12 @@ static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
     qg_cpu_normalize(a, ordered ? &order : NULL, st->workspace);
     job.xn = st->workspace;
   }
-  if (kn->xfix) { /* serial, O(m k): a function of each row alone */
-    qg_xfix_row *rows = (qg_xfix_row *)((char *)st->workspace + xn_bytes);
-    char *at = (char *)rows + views;
-    for (int64_t t = 0; t < a->m; t++, at += xq_row)
-      rows[t] = qg_xfix_quantize(job.xn + (size_t)t * (size_t)a->k, a->k, g, at, kn->xfix);
-    job.xq = rows;
+  qg_xfix_row *xrows = NULL;
+  char *xws = NULL;
+  if (kn->xfix) {
+    xrows = (qg_xfix_row *)((char *)st->workspace + xn_bytes);
+    xws = (char *)xrows + views;
+    job.xq = xrows;
   }
   qg_cpu_rows_fn rows = kn->rows;
   const int group = kn->group_rows ? kn->group_rows : 1;
@@ -359,6 +375,13 @@ static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
   {
     int t = thread_num(), nt = thread_count();
     qg_cpu_threads_enter(&st->placement, t);
+    if (kn->xfix) { /* the activations in block fixed point: a function of each row alone */
+      quantize_share(&job, a->k, g, kn->xfix, xws, xq_row, t, nt);
+#pragma omp barrier
+      for (int64_t r = t; r < a->m; r += nt)
+        xrows[r] = qg_xfix_finish(job.xn + (size_t)r * (size_t)a->k, a->k, g, xws + (size_t)r * xq_row, kn->xfix);
+#pragma omp barrier
+    }
     int64_t r0, r1;
     thread_rows(n, group, t, nt, &r0, &r1);
     if (r1 > r0) rows(&job, r0, r1);

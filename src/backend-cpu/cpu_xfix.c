@@ -1,14 +1,17 @@
 /* Activations in block fixed point (cpu_xfix.h): the term selection, and
- * the portable term. Serial and in a fixed order, so the representation
- * is a function of x alone. */
+ * the portable term. Term 0 of each block depends on that block alone;
+ * the further terms are chosen serially in a fixed order; so the
+ * representation is a function of x alone. */
 #include "cpu_xfix.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
-/* Terms one block may have: a term's grid is 2^22 times finer than the
- * last, and f32 spans 2^-149 .. 2^128, so 13 reach every f32 exactly. */
+/* Terms one block may have. Each further term's grid is at least 2^6
+ * times finer than the last (cpu_xfix.h), so 13 reach 2^-94 of the
+ * block's largest: a block that needs more (a range of f32 that wide
+ * inside it) goes to the exact path, which adds nothing to P. */
 #define MAX_TERMS 13
 
 static size_t round64(size_t n) { return (n + 63u) & ~(size_t)63u; }
@@ -23,7 +26,7 @@ size_t qg_xfix_row_bytes(int64_t k, int g) {
          round64((size_t)nb * sizeof(double));
 }
 
-double qg_xfix_term_portable(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t) {
+double qg_xfix_term_portable(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t) {
   float max = 0.0f;
   for (int j = 0; j < g; j++) {
     if (!isfinite(res[j])) return -1.0;
@@ -32,13 +35,13 @@ double qg_xfix_term_portable(const float *x, float *res, int g, int8_t *out, qg_
   int e = 0;
   if (max > 0.0f) {
     frexpf(max, &e); /* max < 2^e */
-    e -= 22;        /* |q| <= 2^22: three digits (cpu_xfix.h) */
+    e -= bits;      /* |q| <= 2^bits: three digits or one (cpu_xfix.h) */
   }
   t->scale = ldexp(1.0, e);
   memset(t->dsum, 0, sizeof t->dsum);
   double p = 0.0;
   for (int j = 0; j < g; j++) {
-    /* exact: |res 2^-e| <= 2^22; a value that underflows rounds to 0 */
+    /* exact: |res 2^-e| <= 2^bits; a value that underflows rounds to 0 */
     const float s = ldexpf(res[j], -e), q = rintf(s);
     /* exact (cpu_xfix.h); as (s - q) 2^e, since q 2^e alone overflows
      * where an element within half a step of 2^128 rounds up to it */
@@ -67,7 +70,8 @@ static double block_terms(qg_xfix_term_fn term, const float *x, int g, int terms
   int8_t scratch[4 * QG_XFIX_BLOCK_MAX];
   memcpy(res, x, (size_t)g * sizeof *res);
   double p = 0.0;
-  for (int i = 0; i < terms && p >= 0.0; i++) p = term(x, res, g, i == terms - 1 ? out : scratch, last);
+  for (int i = 0; i < terms && p >= 0.0; i++)
+    p = term(x, res, g, i ? QG_XFIX_BITS_MORE : QG_XFIX_BITS0, i == terms - 1 ? out : scratch, last);
   return p;
 }
 
@@ -77,26 +81,47 @@ static double sum_p(const double *pb, int64_t nb) {
   return total;
 }
 
-qg_xfix_row qg_xfix_quantize(const float *x, int64_t k, int g, void *ws, qg_xfix_term_fn term) {
+/* The pieces of one row's workspace (qg_xfix_row_bytes). */
+typedef struct row_ws {
+  int8_t *digits;
+  qg_xfix_block *blocks;
+  qg_xfix_term *extra;
+  int8_t *extra_digits;
+  double *pb; /* each block's share of P */
+} row_ws;
+
+static row_ws row_pieces(int64_t k, int g, void *ws) {
   const int64_t nb = k / g, cap = extra_cap(nb);
   uint8_t *p = ws;
-  int8_t *digits = (int8_t *)p;
+  row_ws r;
+  r.digits = (int8_t *)p;
   p += round64(4u * (size_t)k);
-  qg_xfix_block *blocks = (qg_xfix_block *)p;
-  p += round64((size_t)nb * sizeof *blocks);
-  qg_xfix_term *extra = (qg_xfix_term *)p;
-  p += round64((size_t)cap * sizeof *extra);
-  int8_t *extra_digits = (int8_t *)p;
+  r.blocks = (qg_xfix_block *)p;
+  p += round64((size_t)nb * sizeof *r.blocks);
+  r.extra = (qg_xfix_term *)p;
+  p += round64((size_t)cap * sizeof *r.extra);
+  r.extra_digits = (int8_t *)p;
   p += round64((size_t)cap * 4u * (size_t)g);
-  double *pb = (double *)p;
+  r.pb = (double *)p;
+  return r;
+}
 
-  for (int64_t b = 0; b < nb; b++) {
-    qg_xfix_block *bl = &blocks[b];
+void qg_xfix_first(const float *x, int64_t k, int g, void *ws, qg_xfix_term_fn term, int64_t b0, int64_t b1) {
+  const row_ws r = row_pieces(k, g, ws);
+  for (int64_t b = b0; b < b1; b++) {
+    qg_xfix_block *bl = &r.blocks[b];
     memset(bl, 0, sizeof *bl);
-    pb[b] = block_terms(term, x + b * g, g, 1, digits + 4 * b * g, &bl->t0);
-    bl->terms = pb[b] >= 0.0; /* else the exact path, IEEE semantics */
-    if (pb[b] < 0.0) pb[b] = 0.0;
+    r.pb[b] = block_terms(term, x + b * g, g, 1, r.digits + 4 * b * g, &bl->t0);
+    bl->terms = r.pb[b] >= 0.0; /* else the exact path, IEEE semantics */
+    if (r.pb[b] < 0.0) r.pb[b] = 0.0;
   }
+}
+
+qg_xfix_row qg_xfix_finish(const float *x, int64_t k, int g, void *ws, qg_xfix_term_fn term) {
+  const int64_t nb = k / g, cap = extra_cap(nb);
+  const row_ws r = row_pieces(k, g, ws);
+  qg_xfix_block *blocks = r.blocks;
+  double *pb = r.pb;
   /* Further terms, the block with the largest share of P first (the lowest
    * index among equals), until P <= tau^2 with the margin for the rounding
    * of pb and of the sum. Rare: the sum is recomputed each time. */
@@ -124,7 +149,13 @@ qg_xfix_row qg_xfix_quantize(const float *x, int64_t k, int g, void *ws, qg_xfix
   for (int64_t b = 0; b < nb; b++) {
     blocks[b].first = n;
     for (int t = 2; t <= blocks[b].terms; t++, n++)
-      block_terms(term, x + b * g, g, t, extra_digits + (size_t)n * 4u * (size_t)g, &extra[n]);
+      block_terms(term, x + b * g, g, t, r.extra_digits + (size_t)n * 4u * (size_t)g, &r.extra[n]);
   }
-  return (qg_xfix_row){.digits = digits, .blocks = blocks, .extra = extra, .extra_digits = extra_digits, .nextra = n};
+  return (qg_xfix_row){
+      .digits = r.digits, .blocks = blocks, .extra = r.extra, .extra_digits = r.extra_digits, .nextra = n};
+}
+
+qg_xfix_row qg_xfix_quantize(const float *x, int64_t k, int g, void *ws, qg_xfix_term_fn term) {
+  qg_xfix_first(x, k, g, ws, term, 0, k / g);
+  return qg_xfix_finish(x, k, g, ws, term);
 }

@@ -33,6 +33,16 @@
  * instructions), so the 24 vpmaddubsw per 256 weights and row bound the
  * loop near the f32 path's 32 FMAs at m = 8; m = 1 gains from the
  * f32 path's decode (one instruction per code byte) going away.
+ *
+ * The m = 1 loop is at this core's vector-pipe floor (v29,
+ * bench/NOTES-cpu.md: 19.9 cycles per 256 weights without the fold on
+ * Zen 3, its 62 vector ops at the 3.2 per cycle that vpmaddubsw + vpaddw
+ * sustain there); variants with fewer ops (q2_vnni.c's c and 4c fields,
+ * two groups per broadcast) need more than 16 ymm registers and ran
+ * slower. A block's further term (cpu_xfix.h: one digit) costs only plane
+ * 0's products: block_sums_t2 computes it in term 0's pass when it is the
+ * block's only further term (most blocks that have one), block_sums_d0
+ * otherwise.
  */
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -96,6 +106,57 @@ AI void block_sums(const uint8_t *codes, const int8_t *xd, const int32_t dsum[4]
   A[1][0] = widen(b0, dsum[0]), A[1][1] = widen(b1, dsum[1]), A[1][2] = widen(b2, dsum[2]);
 }
 
+/* The same for a further term of a block: one digit (cpu_xfix.h), so
+ * only plane 0; A_1 = A_2 = 0, as the three-plane sums would give. */
+AI void block_sums_d0(const uint8_t *codes, const int8_t *xd, const int32_t dsum[4], const int g, __m256i A[2][3]) {
+  const __m256i m03 = _mm256_set1_epi8(3);
+  __m256i a0 = _mm256_setzero_si256(), b0 = a0;
+  for (int v = 0; v < g / 16; v++) {
+    __m256i c = _mm256_loadu_si256((const __m256i *)(codes + 64 * v));
+    __m256i e = _mm256_loadu_si256((const __m256i *)(codes + 64 * v + 32));
+#pragma GCC unroll 4
+    for (int f = 0; f < 4; f++) {
+      __m256i x0 = bcast(xd + 64 * v + 16 * f);
+      a0 = _mm256_add_epi16(a0, _mm256_maddubs_epi16(field(c, f, m03), x0));
+      b0 = _mm256_add_epi16(b0, _mm256_maddubs_epi16(field(e, f, m03), x0));
+    }
+  }
+  A[0][0] = widen(a0, dsum[0]), A[1][0] = widen(b0, dsum[0]);
+  A[0][1] = A[0][2] = A[1][1] = A[1][2] = _mm256_setzero_si256();
+}
+
+/* Term 0 and a block's one further term in one pass over the codes, so
+ * that the further term costs its plane's products alone (v29): the sums
+ * of block_sums (A) and block_sums_d0 (E), the same integers. */
+AI void block_sums_t2(const uint8_t *codes, const int8_t *xd, const int8_t *xe, const int32_t dsum[4],
+                      const int32_t esum[4], const int g, __m256i A[2][3], __m256i E[2][3]) {
+  const __m256i m03 = _mm256_set1_epi8(3);
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+  for (int v = 0; v < g / 16; v++) {
+    __m256i c = _mm256_loadu_si256((const __m256i *)(codes + 64 * v));
+    __m256i e = _mm256_loadu_si256((const __m256i *)(codes + 64 * v + 32));
+#pragma GCC unroll 4
+    for (int f = 0; f < 4; f++) {
+      __m256i wc = field(c, f, m03), we = field(e, f, m03);
+      const int8_t *x = xd + 64 * v + 16 * f;
+      __m256i d = bcast(x);
+      a0 = _mm256_add_epi16(a0, _mm256_maddubs_epi16(wc, d)), b0 = _mm256_add_epi16(b0, _mm256_maddubs_epi16(we, d));
+      d = bcast(x + 4);
+      a1 = _mm256_add_epi16(a1, _mm256_maddubs_epi16(wc, d)), b1 = _mm256_add_epi16(b1, _mm256_maddubs_epi16(we, d));
+      d = bcast(x + 8);
+      a2 = _mm256_add_epi16(a2, _mm256_maddubs_epi16(wc, d)), b2 = _mm256_add_epi16(b2, _mm256_maddubs_epi16(we, d));
+      d = bcast(xe + 64 * v + 16 * f);
+      a3 = _mm256_add_epi16(a3, _mm256_maddubs_epi16(wc, d)), b3 = _mm256_add_epi16(b3, _mm256_maddubs_epi16(we, d));
+      PIN6(a0, a1, a2, b0, b1, b2);
+      __asm__("" : "+x"(a3), "+x"(b3));
+    }
+  }
+  A[0][0] = widen(a0, dsum[0]), A[0][1] = widen(a1, dsum[1]), A[0][2] = widen(a2, dsum[2]);
+  A[1][0] = widen(b0, dsum[0]), A[1][1] = widen(b1, dsum[1]), A[1][2] = widen(b2, dsum[2]);
+  E[0][0] = widen(a3, esum[0]), E[1][0] = widen(b3, esum[0]);
+  E[0][1] = E[0][2] = E[1][1] = E[1][2] = _mm256_setzero_si256();
+}
+
 /* The same for two activation rows sharing each decoded code vector, all
  * 16 rows: 12 int16 accumulators, the two code vectors' fields and one
  * broadcast fill the 16 ymm registers (the codes are reloaded per field
@@ -156,11 +217,15 @@ typedef struct scales16 {
   __m256 d[2];
 } scales16;
 
-/* One term of one block, one activation row, all 16 rows. */
+/* One term of one block, one activation row, all 16 rows (first: term
+ * 0, three digit planes; else a further term, one). */
 AI void term(const uint8_t *codes, const int8_t *xd, const qg_xfix_term *t, const scales16 *S, const int g,
-             acc16 *acc) {
+             const bool first, acc16 *acc) {
   __m256i A[2][3];
-  block_sums(codes, xd, t->dsum, g, A);
+  if (first)
+    block_sums(codes, xd, t->dsum, g, A);
+  else
+    block_sums_d0(codes, xd, t->dsum, g, A);
   fold8(A[0], S->d[0], t->scale, acc, 0);
   fold8(A[1], S->d[1], t->scale, acc, 1);
 }
@@ -198,9 +263,19 @@ AI void row_block(const uint8_t *codes, const qg_xfix_row *xr, const float *x, i
     exact_block(codes, x + b * g, S, g, acc);
     return;
   }
-  term(codes, xr->digits + 4 * b * g, &bl->t0, S, g, acc);
+  if (bl->terms == 2) { /* the common case of a further term: one pass */
+    const qg_xfix_term *t1 = &xr->extra[bl->first];
+    __m256i A[2][3], E[2][3];
+    block_sums_t2(codes, xr->digits + 4 * b * g, xr->extra_digits + (size_t)bl->first * 4u * (size_t)g, bl->t0.dsum,
+                  t1->dsum, g, A, E);
+    for (int h = 0; h < 2; h++) fold8(A[h], S->d[h], bl->t0.scale, acc, h); /* term by term, as below */
+    for (int h = 0; h < 2; h++) fold8(E[h], S->d[h], t1->scale, acc, h);
+    return;
+  }
+  term(codes, xr->digits + 4 * b * g, &bl->t0, S, g, true, acc);
   for (int t = 0; t < bl->terms - 1; t++)
-    term(codes, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, &xr->extra[bl->first + t], S, g, acc);
+    term(codes, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, &xr->extra[bl->first + t], S, g, false,
+         acc);
 }
 
 AI void store16(const qg_cpu_job *job, int64_t t, int64_t i, int rows, const acc16 *acc) {

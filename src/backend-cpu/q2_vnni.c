@@ -223,7 +223,7 @@ QG_TARGET void qg_q2_vnni_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t
 
 /* The AVX-512 term of the activation quantizer (cpu_xfix.h): the same
  * digits, scales and sums as qg_xfix_term_portable, 15x faster. */
-QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t) {
+QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t) {
   const __m512 absmask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
   const __m512i expmask = _mm512_set1_epi32(0x7f800000);
   __m512 mx = _mm512_setzero_ps();
@@ -238,10 +238,10 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out,
   int e = 0;
   if (m > 0.0f) {
     frexpf(m, &e); /* m < 2^e */
-    e -= 22;       /* |q| <= 2^22: three digits (cpu_xfix.h) */
+    e -= bits;     /* |q| <= 2^bits: three digits or one (cpu_xfix.h) */
   }
   t->scale = ldexp(1.0, e);
-  /* x 2^-e by vscalefps: exact, |x 2^-e| <= 2^22 (a value that underflows
+  /* x 2^-e by vscalefps: exact, |x 2^-e| <= 2^bits (a value that underflows
    * rounds to 0 either way); vcvtps2dq rounds to nearest even. */
   const __m512 down = _mm512_set1_ps((float)-e), up = _mm512_set1_ps((float)e);
   __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0;
@@ -264,7 +264,7 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int8_t *out,
       p2 = _mm512_fmadd_pd(r0, r0, p2);
       p2 = _mm512_fmadd_pd(r1, r1, p2);
     }
-    /* three signed low bytes (|q| <= 2^22 leaves the fourth 0), narrowed
+    /* three signed low bytes (|q| <= 2^bits leaves the fourth 0), narrowed
      * and put in the digit layout by a 4 x 4 dword transpose */
     __m512i d0 = _mm512_srai_epi32(_mm512_slli_epi32(q, 24), 24);
     __m512i q1 = _mm512_srai_epi32(_mm512_sub_epi32(q, d0), 8);

@@ -49,7 +49,7 @@ AI __m256d share(__m128 r, __m128 x, __m256d p) {
   return _mm256_fmadd_pd(q, q, p);
 }
 
-QG_TARGET double qg_q2_avx2_xfix(const float *x, float *res, int g, int8_t *out, qg_xfix_term *t) {
+QG_TARGET double qg_q2_avx2_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t) {
   const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   const __m256i expmask = _mm256_set1_epi32(0x7f800000);
   __m256 mx = _mm256_setzero_ps();
@@ -66,7 +66,7 @@ QG_TARGET double qg_q2_avx2_xfix(const float *x, float *res, int g, int8_t *out,
   int e = 0;
   if (m > 0.0f) {
     frexpf(m, &e); /* m < 2^e */
-    e -= 22;       /* |q| <= 2^22: three digits (cpu_xfix.h) */
+    e -= bits;     /* |q| <= 2^bits: three digits or one (cpu_xfix.h) */
   }
   t->scale = ldexp(1.0, e);
   const __m256d down = _mm256_set1_pd(ldexp(1.0, -e)), up = _mm256_set1_pd(t->scale);
@@ -83,7 +83,7 @@ QG_TARGET double qg_q2_avx2_xfix(const float *x, float *res, int g, int8_t *out,
       p = share(r0, _mm_loadu_ps(x + 8 * v), p);
       p = share(r1, _mm_loadu_ps(x + 8 * v + 4), p);
     }
-    /* three signed base-256 digits (|q| <= 2^22 leaves the fourth 0) */
+    /* signed base-256 digits: |q| <= 2^22 leaves the fourth 0, 2^6 all but d0 */
     __m256i q = _mm256_set_m128i(q1, q0), d0 = low_byte(q);
     __m256i h = _mm256_srai_epi32(_mm256_sub_epi32(q, d0), 8), d1 = low_byte(h);
     __m256i d2 = _mm256_srai_epi32(_mm256_sub_epi32(h, d1), 8); /* |d2| <= 64 */
