@@ -318,8 +318,9 @@ static size_t round64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 /* Thread t's share of the quantizer's first phase (cpu_xfix.h): term 0 of
  * every block of every activation row, cut into nt contiguous runs of
  * (row, block) pairs. Each block's bytes are its own, so the split does
- * not change them; the rows' serial phase follows a barrier. About 0.25 us
- * per block of 128 on a Zen 3 core, so 60 us of a row of 28672 (v29). */
+ * not change them; the rows' serial phase follows a barrier. About 35-40
+ * us of a row of 28672 on a Zen 3 core, three quarters of the quantizer's
+ * time there (bench/cpu-lab/xfix-cost, NOTES-cpu v29). */
 static void quantize_share(const qg_cpu_job *job, int64_t k, int g, qg_xfix_term_fn term, char *ws, size_t row_bytes,
                            int t, int nt) {
   const int64_t nb = k / g, total = job->m * nb;
