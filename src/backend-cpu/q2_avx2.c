@@ -107,7 +107,11 @@ AI void block_sums(const uint8_t *codes, const int8_t *xd, const int32_t dsum[4]
 }
 
 /* The same for a further term of a block: one digit (cpu_xfix.h), so
- * only plane 0; A_1 = A_2 = 0, as the three-plane sums would give. */
+ * only plane 0; A_1 = A_2 = 0, as the three-plane sums would give. This,
+ * block_sums and block_sums_t2 are written out apart on purpose: one
+ * function taking the plane count and the further term as constants
+ * (accumulator arrays, the same bits) ran 1.18-1.24x slower on hot data
+ * (q2-avx2-hot, v29): GCC allocated its registers worse. */
 AI void block_sums_d0(const uint8_t *codes, const int8_t *xd, const int32_t dsum[4], const int g, __m256i A[2][3]) {
   const __m256i m03 = _mm256_set1_epi8(3);
   __m256i a0 = _mm256_setzero_si256(), b0 = a0;
