@@ -11,7 +11,9 @@
  * - a range of 1e60 inside blocks, a tiny activation alone meeting the
  *   only nonzero weight, subnormal activations, LLM-like outlier channels,
  *   and outliers in every block (more blocks needing a second term than
- *   the quantizer has room for, so some go to its exact path);
+ *   the quantizer has room for, so some go to its exact path), and blocks
+ *   of x at four scales 2^7 apart under their largest, so that each needs
+ *   three further terms of one digit (the kernels' one-plane pass);
  * - zero weights everywhere: R_i = 0, so y must be exactly 0;
  * - one weight value everywhere (NF4 -0.525 but the block's -1; Q2_0 +2)
  *   and every x -1: any systematic rounding of a weight value (an NF4 table
@@ -47,6 +49,7 @@ typedef enum {
   ZERO_WEIGHTS,
   SAME_CODE,
   NEAR_FLT_MAX,
+  STAIRCASE,
   CASES
 } case_kind;
 
@@ -59,10 +62,11 @@ static const char *const case_names[CASES] = {"one large x per block on a zero w
                                              "an outlier of 1e4x every 50 elements",
                                              "zero weights everywhere",
                                              "one weight value everywhere, x = -1",
-                                             "+-FLT_MAX on zero weights (a term's step rounds up to 2^128)"};
+                                             "+-FLT_MAX on zero weights (a term's step rounds up to 2^128)",
+                                             "blocks of x at 1, 2^-25, 2^-32, 2^-39, the last on the nonzero weights"};
 
 /* Whether the single-int16 model must fail on the case (the control). */
-static const bool int16_breaks[CASES] = {true, true, true, true, false, false, false, false, false, false};
+static const bool int16_breaks[CASES] = {true, true, true, true, false, false, false, false, false, false, true};
 
 static int64_t case_k(case_kind c) { return c == ALIGNED_ROUNDING ? 8192 : 4096; }
 
@@ -135,6 +139,7 @@ static void make_case(case_kind c, qgemv_format f, int32_t g, rng *r, weight *w,
       case EXTREME_RANGE:
       case NEAR_FLT_MAX: code = j % bg == 0 ? zero_code(f) : some_code(f, r); break;
       case TINY_ALONE: code = j % bg == 5 ? one_code(f) : zero_code(f); break;
+      case STAIRCASE: code = j % 4 == 3 ? some_code(f, r) : zero_code(f); break;
       case SAME_CODE: code = f == QGEMV_NF4 ? (j % bg == 0 ? 0 : 2) : 3; break;
       default: code = some_code(f, r); break;
       }
@@ -158,6 +163,17 @@ static void make_case(case_kind c, qgemv_format f, int32_t g, rng *r, weight *w,
       case OUTLIERS_EVERYWHERE: v = j % 50 == 7 ? 1e4 * v : v; break;
       case SAME_CODE: v = -1.0; break;
       case NEAR_FLT_MAX: v = j % bg == 0 ? (j % (2 * bg) ? -FLT_MAX : FLT_MAX) : v; break;
+      case STAIRCASE: /* every 8th block 1, 2^-25, 2^-32, 2^-39 by j % 4 (the
+                         last on the nonzero weights), 4 significant bits
+                         each, so that each scale is one further term's
+                         worth; the other blocks at 2^-39, so that R is */
+        if ((j / bg) % 8 == 3) {
+          double m = (v < 0 ? -1.0 : 1.0) * (1.0 + (double)(rng_next(r) % 8) / 8.0);
+          v = j % 4 == 0 ? 1.0 : ldexp(m, -25 - 7 * (int)(j % 4 - 1));
+        } else {
+          v = ldexp(v, -39);
+        }
+        break;
       default: break;
       }
       xt[j] = (float)v;

@@ -12,7 +12,8 @@
  *
  * Per 4 rows x 16 elements (64 weights): 1 load, 4 shift-and pairs (byte
  * shifts: no field crosses a byte), 4 loads of x, 12 SDOT (16 before v7:
- * the fourth digit plane is 0, cpu_xfix.h).
+ * the fourth digit plane is 0, cpu_xfix.h). A block's further term has
+ * one digit, so 4 SDOT more, in term 0's pass when it is the only one.
  */
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -53,6 +54,48 @@ AI void block_sums(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const
   A[0] = a0, A[1] = a1, A[2] = a2;
 }
 
+/* A further term of a block: one digit (cpu_xfix.h), so plane 0 alone;
+ * A_1 = A_2 = 0, as the three-plane sums would give (q2_avx2.c, v29). */
+AI void block_sums_d0(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const int g, int32x4_t A[3]) {
+  const uint8x16_t three = vdupq_n_u8(3);
+  int32x4_t a0 = vdupq_n_s32(-dsum[0]), a1 = vdupq_n_s32(0);
+  for (int v = 0; v < g / 16; v++) {
+    uint8x16_t c = vld1q_u8(B->codes + 16 * v);
+    const int8_t *x = xd + 64 * v;
+    a0 = vdotq_laneq_s32(a0, vreinterpretq_s8_u8(vandq_u8(c, three)), vld1q_s8(x), 0);
+    a1 = vdotq_laneq_s32(a1, vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 2), three)), vld1q_s8(x + 16), 0);
+    a0 = vdotq_laneq_s32(a0, vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 4), three)), vld1q_s8(x + 32), 0);
+    a1 = vdotq_laneq_s32(a1, vreinterpretq_s8_u8(vshrq_n_u8(c, 6)), vld1q_s8(x + 48), 0);
+  }
+  A[0] = vaddq_s32(a0, a1), A[1] = A[2] = vdupq_n_s32(0);
+}
+
+/* Term 0 and a block's one further term in one pass: the sums of
+ * block_sums (A) and block_sums_d0 (E), the same integers. */
+AI void block_sums_t2(const blk4 *B, const int8_t *xd, const int8_t *xe, const int32_t dsum[4], const int32_t esum[4],
+                      const int g, int32x4_t A[3], int32x4_t E[3]) {
+  const uint8x16_t three = vdupq_n_u8(3);
+  int32x4_t a0 = vdupq_n_s32(-dsum[0]), a1 = vdupq_n_s32(-dsum[1]), a2 = vdupq_n_s32(-dsum[2]);
+  int32x4_t a3 = vdupq_n_s32(-esum[0]);
+  for (int v = 0; v < g / 16; v++) {
+    uint8x16_t c = vld1q_u8(B->codes + 16 * v);
+    int8x16_t w0 = vreinterpretq_s8_u8(vandq_u8(c, three));
+    int8x16_t w1 = vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 2), three));
+    int8x16_t w2 = vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 4), three));
+    int8x16_t w3 = vreinterpretq_s8_u8(vshrq_n_u8(c, 6));
+    const int8_t *x = xd + 64 * v, *y = xe + 64 * v;
+    int8x16_t x0 = vld1q_s8(x), x1 = vld1q_s8(x + 16), x2 = vld1q_s8(x + 32), x3 = vld1q_s8(x + 48);
+    a0 = vdotq_laneq_s32(a0, w0, x0, 0), a1 = vdotq_laneq_s32(a1, w0, x0, 1), a2 = vdotq_laneq_s32(a2, w0, x0, 2);
+    a0 = vdotq_laneq_s32(a0, w1, x1, 0), a1 = vdotq_laneq_s32(a1, w1, x1, 1), a2 = vdotq_laneq_s32(a2, w1, x1, 2);
+    a0 = vdotq_laneq_s32(a0, w2, x2, 0), a1 = vdotq_laneq_s32(a1, w2, x2, 1), a2 = vdotq_laneq_s32(a2, w2, x2, 2);
+    a0 = vdotq_laneq_s32(a0, w3, x3, 0), a1 = vdotq_laneq_s32(a1, w3, x3, 1), a2 = vdotq_laneq_s32(a2, w3, x3, 2);
+    a3 = vdotq_laneq_s32(a3, w0, vld1q_s8(y), 0), a3 = vdotq_laneq_s32(a3, w1, vld1q_s8(y + 16), 0);
+    a3 = vdotq_laneq_s32(a3, w2, vld1q_s8(y + 32), 0), a3 = vdotq_laneq_s32(a3, w3, vld1q_s8(y + 48), 0);
+  }
+  A[0] = a0, A[1] = a1, A[2] = a2;
+  E[0] = a3, E[1] = E[2] = vdupq_n_s32(0);
+}
+
 typedef struct acc4 {
   float64x2_t lo, hi;
 } acc4;
@@ -86,11 +129,20 @@ AI void row_block(const blk4 *B, const qg_xfix_row *xr, const float *x, int64_t 
     return;
   }
   int32x4_t A[3];
+  if (bl->terms == 2) { /* the common case of a further term: one pass */
+    const qg_xfix_term *t1 = &xr->extra[bl->first];
+    int32x4_t E[3];
+    block_sums_t2(B, xr->digits + 4 * b * g, xr->extra_digits + (size_t)bl->first * 4u * (size_t)g, bl->t0.dsum,
+                  t1->dsum, g, A, E);
+    fold(A, B->d, bl->t0.scale, acc); /* term by term, as below */
+    fold(E, B->d, t1->scale, acc);
+    return;
+  }
   block_sums(B, xr->digits + 4 * b * g, bl->t0.dsum, g, A);
   fold(A, B->d, bl->t0.scale, acc);
   for (int t = 0; t < bl->terms - 1; t++) {
     const qg_xfix_term *e = &xr->extra[bl->first + t];
-    block_sums(B, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e->dsum, g, A);
+    block_sums_d0(B, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e->dsum, g, A);
     fold(A, B->d, e->scale, acc);
   }
 }

@@ -28,7 +28,8 @@
  * vpdpbusd with broadcast memory operands (16 before v7, when an f32 x
  * took four digit planes: bench/NOTES-cpu.md); at 1 vpdpbusd per cycle,
  * 21 weights per cycle (0.07 cycles per weight measured with four planes,
- * the weight in L2).
+ * the weight in L2). A block's further term has one digit (cpu_xfix.h),
+ * so 4 vpdpbusd more, in term 0's pass when it is the block's only one.
  */
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -93,6 +94,52 @@ AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const 
   A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2));
 }
 
+/* The same for a further term of a block: one digit (cpu_xfix.h), so
+ * plane 0 alone; A_1 = A_2 = 0, as the three-plane sums would give (the
+ * avx2 level's block_sums_d0, v29). */
+AI void block_sums_d0(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, __m512i A[3]) {
+  const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
+  __m512i a0 = _mm512_set1_epi32(-dsum[0]), e0 = _mm512_setzero_si512(), h0 = e0, k0 = e0;
+#pragma GCC unroll 2
+  for (int v = 0; v < g / 16; v++) {
+    __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
+    const int8_t *x = xd + 64 * v;
+    a0 = dot4(a0, _mm512_and_si512(c, m03), x), e0 = dot4(e0, _mm512_and_si512(c, m0c), x + 16);
+    h0 = dot4(h0, _mm512_and_si512(h, m03), x + 32), k0 = dot4(k0, _mm512_and_si512(h, m0c), x + 48);
+  }
+  A[0] = _mm512_add_epi32(_mm512_add_epi32(a0, h0), _mm512_srai_epi32(_mm512_add_epi32(e0, k0), 2));
+  A[1] = A[2] = _mm512_setzero_si512();
+}
+
+/* Term 0 and a block's one further term in one pass over the codes (most
+ * blocks that have a further term have one): the sums of block_sums (A)
+ * and block_sums_d0 (E), the same integers; 16 accumulators, 4 fields and
+ * 2 masks in the 32 zmm registers. */
+AI void block_sums_t2(const grp *G, const int8_t *xd, const int8_t *xe, const int32_t dsum[4], const int32_t esum[4],
+                      const int g, __m512i A[3], __m512i E[3]) {
+  const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
+  __m512i a0 = _mm512_set1_epi32(-dsum[0]), a1 = _mm512_set1_epi32(-dsum[1]);
+  __m512i a2 = _mm512_set1_epi32(-dsum[2]), a3 = _mm512_set1_epi32(-esum[0]);
+  __m512i e0 = _mm512_setzero_si512(), e1 = e0, e2 = e0, e3 = e0;
+  __m512i h0 = e0, h1 = e0, h2 = e0, h3 = e0, k0 = e0, k1 = e0, k2 = e0, k3 = e0;
+  for (int v = 0; v < g / 16; v++) {
+    __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
+    __m512i w0 = _mm512_and_si512(c, m03), w1 = _mm512_and_si512(c, m0c);
+    __m512i w2 = _mm512_and_si512(h, m03), w3 = _mm512_and_si512(h, m0c);
+    const int8_t *x = xd + 64 * v, *y = xe + 64 * v;
+    a0 = dot4(a0, w0, x), a1 = dot4(a1, w0, x + 4), a2 = dot4(a2, w0, x + 8), a3 = dot4(a3, w0, y);
+    e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24), e3 = dot4(e3, w1, y + 16);
+    h0 = dot4(h0, w2, x + 32), h1 = dot4(h1, w2, x + 36), h2 = dot4(h2, w2, x + 40), h3 = dot4(h3, w2, y + 32);
+    k0 = dot4(k0, w3, x + 48), k1 = dot4(k1, w3, x + 52), k2 = dot4(k2, w3, x + 56), k3 = dot4(k3, w3, y + 48);
+  }
+  a0 = _mm512_add_epi32(a0, h0), a1 = _mm512_add_epi32(a1, h1), a2 = _mm512_add_epi32(a2, h2);
+  e0 = _mm512_add_epi32(e0, k0), e1 = _mm512_add_epi32(e1, k1), e2 = _mm512_add_epi32(e2, k2);
+  A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
+  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2));
+  E[0] = _mm512_add_epi32(_mm512_add_epi32(a3, h3), _mm512_srai_epi32(_mm512_add_epi32(e3, k3), 2));
+  E[1] = E[2] = _mm512_setzero_si512();
+}
+
 /* The same for two activation rows sharing each decoded code vector. */
 AI void block_sums2(const grp *G, const int8_t *xd, const int8_t *yd, const int32_t dx[4], const int32_t dy[4],
                     const int g, __m512i A[3], __m512i B[3]) {
@@ -133,13 +180,13 @@ AI void fold(const __m512i A[3], __m512 d, double scale, qg_acc16 *acc) {
   qg_acc16_fma(acc, _mm512_mul_ps(v, d), scale);
 }
 
-/* A block's terms after the first (rare: cpu_xfix.h). */
+/* A block's terms after the first (rare: cpu_xfix.h), one digit each. */
 AI void extra_terms(const grp *G, const qg_xfix_row *xr, const qg_xfix_block *bl, __m512 d, const int g,
                     qg_acc16 *acc) {
   for (int t = 0; t < bl->terms - 1; t++) {
     const qg_xfix_term *e = &xr->extra[bl->first + t];
     __m512i A[3];
-    block_sums(G, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e->dsum, g, A);
+    block_sums_d0(G, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e->dsum, g, A);
     fold(A, d, e->scale, acc);
   }
 }
@@ -171,6 +218,15 @@ AI void row_block(const grp *G, const qg_xfix_row *xr, const float *x, int64_t b
     return;
   }
   __m512i A[3];
+  if (bl->terms == 2) { /* the common case of a further term: one pass */
+    const qg_xfix_term *t1 = &xr->extra[bl->first];
+    __m512i E[3];
+    block_sums_t2(G, xr->digits + 4 * b * g, xr->extra_digits + (size_t)bl->first * 4u * (size_t)g, bl->t0.dsum,
+                  t1->dsum, g, A, E);
+    fold(A, d, bl->t0.scale, acc); /* term by term, as below */
+    fold(E, d, t1->scale, acc);
+    return;
+  }
   block_sums(G, xr->digits + 4 * b * g, bl->t0.dsum, g, A);
   fold(A, d, bl->t0.scale, acc);
   if (__builtin_expect(bl->terms > 1, 0)) extra_terms(G, xr, bl, d, g, acc);
