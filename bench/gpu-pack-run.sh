@@ -34,8 +34,13 @@ set -u -o pipefail
 out=${OUT:-/tmp/gpu-out}
 mkdir -p "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# env.sh points QGEMV_PLUGIN_PATH at the pack's module; a caller's own
+# (a module under test) is kept. Before v30 it was not, so "profile" with a
+# module in QGEMV_PLUGIN_PATH profiled the pack's module instead.
+caller_plugins=${QGEMV_PLUGIN_PATH:-}
 # shellcheck source=/dev/null
 source "$here/../env.sh"
+[ -n "$caller_plugins" ] && export QGEMV_PLUGIN_PATH=$caller_plugins
 log=$out/log.txt
 deadline=${GPU_DEADLINE:-540}
 start=$SECONDS
