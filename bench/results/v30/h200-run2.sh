@@ -28,7 +28,7 @@ args=(--backend cpu --shape 28672x8192 --shape 8192x28672 --format q2_0,q2_0g64 
 for pass in "16 1 old v29 new" "16 2 v29 new old" "16 3 new old v29" "4 1 old v29 new"; do
   set -- $pass; th=$1 r=$2; shift 2
   for side in "$@"; do
-    ((SECONDS - t0 > 260)) && break 2
+    ((SECONDS - t0 > 190)) && break 2
     case $side in new) lib= ;; *) lib=/tmp/lib-$side ;; esac
     LD_LIBRARY_PATH=${lib:+$lib:}${LD_LIBRARY_PATH:-} QGEMV_NUM_THREADS=$th timeout 60 \
       qgemv bench "${args[@]}" > "$O/q2-$side-t$th-r$r.txt" 2>&1
