@@ -12,8 +12,8 @@
  *   only nonzero weight, subnormal activations, LLM-like outlier channels,
  *   and outliers in every block (more blocks needing a second term than
  *   the quantizer has room for, so some go to its exact path), and blocks
- *   of x at four scales 2^7 apart under their largest, so that each needs
- *   three further terms of one digit (the kernels' one-plane pass);
+ *   of x at three scales 2^7 apart, 2^25 under their largest, so that each
+ *   needs three further terms of one digit (the kernels' one-plane pass);
  * - zero weights everywhere: R_i = 0, so y must be exactly 0;
  * - one weight value everywhere (NF4 -0.525 but the block's -1; Q2_0 +2)
  *   and every x -1: any systematic rounding of a weight value (an NF4 table
@@ -166,7 +166,8 @@ static void make_case(case_kind c, qgemv_format f, int32_t g, rng *r, weight *w,
       case STAIRCASE: /* every 8th block 1, 2^-25, 2^-32, 2^-39 by j % 4 (the
                          last on the nonzero weights), 4 significant bits
                          each, so that each scale is one further term's
-                         worth; the other blocks at 2^-39, so that R is */
+                         worth; the other blocks at 2^-39, so that R is
+                         made of values at 2^-39 */
         if ((j / bg) % 8 == 3) {
           double m = (v < 0 ? -1.0 : 1.0) * (1.0 + (double)(rng_next(r) % 8) / 8.0);
           v = j % 4 == 0 ? 1.0 : ldexp(m, -25 - 7 * (int)(j % 4 - 1));
