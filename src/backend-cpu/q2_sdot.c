@@ -34,66 +34,58 @@ typedef struct blk4 {
   float32x4_t d;        /* the rows' scales */
 } blk4;
 
+/* The four 2-bit fields of 16 code bytes (4 rows x 4 elements each). */
+AI void fields(const uint8_t *codes, int8x16_t w[4]) {
+  const uint8x16_t three = vdupq_n_u8(3), c = vld1q_u8(codes);
+  w[0] = vreinterpretq_s8_u8(vandq_u8(c, three));
+  w[1] = vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 2), three));
+  w[2] = vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 4), three));
+  w[3] = vreinterpretq_s8_u8(vshrq_n_u8(c, 6));
+}
+
+/* a[p] += the fields' products with digit plane p of 16 elements at x,
+ * p = 0 .. planes - 1. */
+AI void dots(int32x4_t *a, const int8x16_t w[4], const int8_t *x, const int planes) {
+  for (int f = 0; f < 4; f++) {
+    const int8x16_t xf = vld1q_s8(x + 16 * f);
+    a[0] = vdotq_laneq_s32(a[0], w[f], xf, 0);
+    if (planes > 1) a[1] = vdotq_laneq_s32(a[1], w[f], xf, 1), a[2] = vdotq_laneq_s32(a[2], w[f], xf, 2);
+  }
+}
+
 /* Planes 0-2 (a term's fourth digit is 0, |q| <= 2^22: cpu_xfix.h). */
 AI void block_sums(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const int g, int32x4_t A[3]) {
-  const uint8x16_t three = vdupq_n_u8(3);
-  int32x4_t a0 = vdupq_n_s32(-dsum[0]), a1 = vdupq_n_s32(-dsum[1]), a2 = vdupq_n_s32(-dsum[2]);
+  A[0] = vdupq_n_s32(-dsum[0]), A[1] = vdupq_n_s32(-dsum[1]), A[2] = vdupq_n_s32(-dsum[2]);
   for (int v = 0; v < g / 16; v++) {
-    uint8x16_t c = vld1q_u8(B->codes + 16 * v);
-    int8x16_t w0 = vreinterpretq_s8_u8(vandq_u8(c, three));
-    int8x16_t w1 = vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 2), three));
-    int8x16_t w2 = vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 4), three));
-    int8x16_t w3 = vreinterpretq_s8_u8(vshrq_n_u8(c, 6));
-    const int8_t *x = xd + 64 * v;
-    int8x16_t x0 = vld1q_s8(x), x1 = vld1q_s8(x + 16), x2 = vld1q_s8(x + 32), x3 = vld1q_s8(x + 48);
-    a0 = vdotq_laneq_s32(a0, w0, x0, 0), a1 = vdotq_laneq_s32(a1, w0, x0, 1), a2 = vdotq_laneq_s32(a2, w0, x0, 2);
-    a0 = vdotq_laneq_s32(a0, w1, x1, 0), a1 = vdotq_laneq_s32(a1, w1, x1, 1), a2 = vdotq_laneq_s32(a2, w1, x1, 2);
-    a0 = vdotq_laneq_s32(a0, w2, x2, 0), a1 = vdotq_laneq_s32(a1, w2, x2, 1), a2 = vdotq_laneq_s32(a2, w2, x2, 2);
-    a0 = vdotq_laneq_s32(a0, w3, x3, 0), a1 = vdotq_laneq_s32(a1, w3, x3, 1), a2 = vdotq_laneq_s32(a2, w3, x3, 2);
+    int8x16_t w[4];
+    fields(B->codes + 16 * v, w);
+    dots(A, w, xd + 64 * v, 3);
   }
-  A[0] = a0, A[1] = a1, A[2] = a2;
 }
 
 /* A further term of a block: one digit (cpu_xfix.h), so plane 0 alone;
  * A_1 = A_2 = 0, as the three-plane sums would give (q2_avx2.c, v29). */
 AI void block_sums_d0(const blk4 *B, const int8_t *xd, const int32_t dsum[4], const int g, int32x4_t A[3]) {
-  const uint8x16_t three = vdupq_n_u8(3);
-  int32x4_t a0 = vdupq_n_s32(-dsum[0]), a1 = vdupq_n_s32(0);
+  A[0] = vdupq_n_s32(-dsum[0]), A[1] = A[2] = vdupq_n_s32(0);
   for (int v = 0; v < g / 16; v++) {
-    uint8x16_t c = vld1q_u8(B->codes + 16 * v);
-    const int8_t *x = xd + 64 * v;
-    a0 = vdotq_laneq_s32(a0, vreinterpretq_s8_u8(vandq_u8(c, three)), vld1q_s8(x), 0);
-    a1 = vdotq_laneq_s32(a1, vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 2), three)), vld1q_s8(x + 16), 0);
-    a0 = vdotq_laneq_s32(a0, vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 4), three)), vld1q_s8(x + 32), 0);
-    a1 = vdotq_laneq_s32(a1, vreinterpretq_s8_u8(vshrq_n_u8(c, 6)), vld1q_s8(x + 48), 0);
+    int8x16_t w[4];
+    fields(B->codes + 16 * v, w);
+    dots(A, w, xd + 64 * v, 1);
   }
-  A[0] = vaddq_s32(a0, a1), A[1] = A[2] = vdupq_n_s32(0);
 }
 
-/* Term 0 and a block's one further term in one pass: the sums of
- * block_sums (A) and block_sums_d0 (E), the same integers. */
+/* Term 0 and a block's one further term in one pass over the codes: the
+ * sums of block_sums (A) and block_sums_d0 (E), the same integers. */
 AI void block_sums_t2(const blk4 *B, const int8_t *xd, const int8_t *xe, const int32_t dsum[4], const int32_t esum[4],
                       const int g, int32x4_t A[3], int32x4_t E[3]) {
-  const uint8x16_t three = vdupq_n_u8(3);
-  int32x4_t a0 = vdupq_n_s32(-dsum[0]), a1 = vdupq_n_s32(-dsum[1]), a2 = vdupq_n_s32(-dsum[2]);
-  int32x4_t a3 = vdupq_n_s32(-esum[0]);
+  A[0] = vdupq_n_s32(-dsum[0]), A[1] = vdupq_n_s32(-dsum[1]), A[2] = vdupq_n_s32(-dsum[2]);
+  E[0] = vdupq_n_s32(-esum[0]), E[1] = E[2] = vdupq_n_s32(0);
   for (int v = 0; v < g / 16; v++) {
-    uint8x16_t c = vld1q_u8(B->codes + 16 * v);
-    int8x16_t w0 = vreinterpretq_s8_u8(vandq_u8(c, three));
-    int8x16_t w1 = vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 2), three));
-    int8x16_t w2 = vreinterpretq_s8_u8(vandq_u8(vshrq_n_u8(c, 4), three));
-    int8x16_t w3 = vreinterpretq_s8_u8(vshrq_n_u8(c, 6));
-    const int8_t *x = xd + 64 * v, *y = xe + 64 * v;
-    int8x16_t x0 = vld1q_s8(x), x1 = vld1q_s8(x + 16), x2 = vld1q_s8(x + 32), x3 = vld1q_s8(x + 48);
-    a0 = vdotq_laneq_s32(a0, w0, x0, 0), a1 = vdotq_laneq_s32(a1, w0, x0, 1), a2 = vdotq_laneq_s32(a2, w0, x0, 2);
-    a0 = vdotq_laneq_s32(a0, w1, x1, 0), a1 = vdotq_laneq_s32(a1, w1, x1, 1), a2 = vdotq_laneq_s32(a2, w1, x1, 2);
-    a0 = vdotq_laneq_s32(a0, w2, x2, 0), a1 = vdotq_laneq_s32(a1, w2, x2, 1), a2 = vdotq_laneq_s32(a2, w2, x2, 2);
-    a0 = vdotq_laneq_s32(a0, w3, x3, 0), a1 = vdotq_laneq_s32(a1, w3, x3, 1), a2 = vdotq_laneq_s32(a2, w3, x3, 2);
-    a3 = vdotq_laneq_s32(a3, w0, vld1q_s8(y), 0), a3 = vdotq_laneq_s32(a3, w1, vld1q_s8(y + 16), 0);
-    a3 = vdotq_laneq_s32(a3, w2, vld1q_s8(y + 32), 0), a3 = vdotq_laneq_s32(a3, w3, vld1q_s8(y + 48), 0);
+    int8x16_t w[4];
+    fields(B->codes + 16 * v, w);
+    dots(A, w, xd + 64 * v, 3);
+    dots(E, w, xe + 64 * v, 1);
   }
-  A[0] = a0, A[1] = a1, A[2] = a2;
-  E[0] = a3, E[1] = E[2] = vdupq_n_s32(0);
 }
 
 typedef struct acc4 {

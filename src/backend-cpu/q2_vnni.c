@@ -114,7 +114,9 @@ AI void block_sums_d0(const grp *G, const int8_t *xd, const int32_t dsum[4], con
 /* Term 0 and a block's one further term in one pass over the codes (most
  * blocks that have a further term have one): the sums of block_sums (A)
  * and block_sums_d0 (E), the same integers; 16 accumulators, 4 fields and
- * 2 masks in the 32 zmm registers. */
+ * 2 masks in the 32 zmm registers. Written out beside block_sums, as
+ * q2_avx2.c's are: one generic function ran 1.18-1.24x slower there (GCC's
+ * register allocation, v29); not measured for this level. */
 AI void block_sums_t2(const grp *G, const int8_t *xd, const int8_t *xe, const int32_t dsum[4], const int32_t esum[4],
                       const int g, __m512i A[3], __m512i E[3]) {
   const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
