@@ -151,7 +151,7 @@ QGEMV_API qgemv_status qgemv_ctx_info(const qgemv_ctx *ctx, qgemv_device_info *i
  * auxiliary vector only).
  */
 typedef struct qgemv_cpu_level_info {
-  const char *name; /* "ref", "scalar", "avx2", "avx512", "avx512vnni", "neon", "neondot" (static) */
+  const char *name; /* "ref", "scalar", "avx2", "avx512", "avx512vnni", "avx512amx", "neon", "neondot" (static) */
   int built;        /* compiled into this library (the level is of this architecture) */
   int supported;    /* built, and this CPU and OS run it: QGEMV_CPU_ISA may name it */
   int is_default;   /* the level a CPU context takes when QGEMV_CPU_ISA is unset */

@@ -11,6 +11,7 @@
  *   m = 1, 3, 8, 17;
  * - row r of a batched call bit-identical to an m = 1 call on row r;
  * - the same bits with QGEMV_NUM_THREADS=1 and 2;
+ * - avx512amx's Q2_0 bit for bit avx512vnni's (the same integer sums);
  * - a level the CPU (or the build) lacks is a clean error naming it, and the
  *   default is the best level available.
  * Outputs are poisoned before each call, and a guard region follows them
@@ -269,17 +270,18 @@ static void threads_against_one(const char *level, int threads) {
 }
 
 /* The level list is the documented one, in order (ref, scalar, avx2,
- * avx512, avx512vnni, neon, neondot), built as this architecture says; the
+ * avx512, avx512vnni, avx512amx, neon, neondot), built as this architecture says; the
  * format list has every format exactly once by name. */
 START_TEST(test_lists) {
-  enum { LEVELS = 7 };
-  static const char *const documented[LEVELS] = {"ref", "scalar", "avx2", "avx512", "avx512vnni", "neon", "neondot"};
+  enum { LEVELS = 8 };
+  static const char *const documented[LEVELS] = {"ref",        "scalar",    "avx2", "avx512",
+                                                 "avx512vnni", "avx512amx", "neon", "neondot"};
 #if defined(__x86_64__)
-  static const int built[LEVELS] = {1, 1, 1, 1, 1, 0, 0};
+  static const int built[LEVELS] = {1, 1, 1, 1, 1, 1, 0, 0};
 #elif defined(__aarch64__)
-  static const int built[LEVELS] = {1, 1, 0, 0, 0, 1, 1};
+  static const int built[LEVELS] = {1, 1, 0, 0, 0, 0, 1, 1};
 #else
-  static const int built[LEVELS] = {1, 1, 0, 0, 0, 0, 0};
+  static const int built[LEVELS] = {1, 1, 0, 0, 0, 0, 0, 0};
 #endif
   ck_assert_int_eq(qgemv_cpu_level_count(), LEVELS);
   int defaults = 0;
@@ -304,10 +306,13 @@ START_TEST(test_lists) {
 }
 END_TEST
 
+/* avx512amx is opt-in (DESIGN.md section 6): never the default. */
+static bool opt_in(const char *level) { return strcmp(level, "avx512amx") == 0; }
+
 /* Each listed level opens exactly when the list says it is supported; a
  * level this CPU or build lacks is QGEMV_ERR_UNSUPPORTED naming it; an
  * unknown name is INVALID_ARG; the default is the best available level
- * (the last that opens) and the one the list marks. */
+ * (the last that opens, opt-in levels aside) and the one the list marks. */
 START_TEST(test_selection) {
   int missing = 0;
   const char *best = NULL, *marked = NULL;
@@ -322,7 +327,7 @@ START_TEST(test_selection) {
       qgemv_device_info info;
       EXPECT_OK(qgemv_ctx_info(ctx, &info));
       EXPECT(strcmp(info.isa, l.name) == 0, "QGEMV_CPU_ISA=%s opened level '%s'", l.name, info.isa);
-      best = l.name;
+      if (!opt_in(l.name)) best = l.name;
       qgemv_close(ctx);
       continue;
     }
@@ -352,6 +357,59 @@ START_TEST(test_selection) {
 }
 END_TEST
 
+/* avx512amx makes Q2_0's integer sums on AMX tiles where avx512vnni makes
+ * them with vpdpbusd: the same integers and the same fold, so the same
+ * bits (q2_amx.c), for every m (m = 17 takes two passes of 16 activation
+ * rows), x dtype and norm. Skipped where either level is missing. */
+START_TEST(test_amx_bits) {
+  qgemv_ctx *vnni = open_or_skip("avx512vnni", 1);
+  if (vnni == NULL) return;
+  qgemv_ctx *amx = open_or_skip("avx512amx", 1);
+  if (amx == NULL) {
+    qgemv_close(vnni);
+    return;
+  }
+  for (int f = 0; f < qgemv_format_count(); f++) {
+    if (format_of(f) != QGEMV_Q2_0) continue;
+    const int64_t n = 257, k = k_of(f, quick() ? 1 : 2);
+    problem p;
+    problem_make(f, n, k, 900u + (unsigned)f, &p);
+    qgemv_weight *wv, *wa;
+    EXPECT_OK(qgemv_weight_upload(vnni, &p.w.desc, &wv));
+    EXPECT_OK(qgemv_weight_upload(amx, &p.w.desc, &wa));
+    for (int combo = 0; combo < 4; combo++) {
+      const qgemv_dtype t = combo & 1 ? QGEMV_BF16 : QGEMV_F32;
+      void *x = tu_convert(p.x, (size_t)(MMAX * k), t);
+      qgemv_tensor *gv = NULL, *ga = NULL;
+      if (combo & 2) {
+        EXPECT_OK(qgemv_tensor_new(vnni, QGEMV_F32, 1, k, &gv));
+        EXPECT_OK(qgemv_tensor_write(gv, p.gamma, (size_t)k * sizeof(float)));
+        EXPECT_OK(qgemv_tensor_new(amx, QGEMV_F32, 1, k, &ga));
+        EXPECT_OK(qgemv_tensor_write(ga, p.gamma, (size_t)k * sizeof(float)));
+      }
+      for (int64_t m = 1; m <= MMAX; m += 8) {
+        tu_guarded yv = tu_guarded_new((size_t)(m * n) * sizeof(float));
+        tu_guarded ya = tu_guarded_new((size_t)(m * n) * sizeof(float));
+        run(vnni, wv, n, k, m, t, x, gv, QGEMV_F32, &yv);
+        run(amx, wa, n, k, m, t, x, ga, QGEMV_F32, &ya);
+        EXPECT(memcmp(yv.mem, ya.mem, yv.bytes) == 0, "%s x=%s norm=%s m=%lld: avx512amx and avx512vnni differ",
+               format_name(f), dtype_name(t), combo & 2 ? "on" : "off", (long long)m);
+        tu_guarded_free(&yv);
+        tu_guarded_free(&ya);
+      }
+      qgemv_tensor_free(gv);
+      qgemv_tensor_free(ga);
+      free(x);
+    }
+    qgemv_weight_free(wv);
+    qgemv_weight_free(wa);
+    problem_free(&p);
+  }
+  qgemv_close(vnni);
+  qgemv_close(amx);
+}
+END_TEST
+
 static Suite *levels_suite(void) {
   Suite *s = suite_create("cpu_levels");
   TCase *contract = tcase_create("contract");
@@ -362,6 +420,10 @@ static Suite *levels_suite(void) {
   tcase_set_timeout(threads, 300);
   tcase_add_loop_test(threads, test_threads, 0, qgemv_cpu_level_count());
   suite_add_tcase(s, threads);
+  TCase *bits = tcase_create("same_bits");
+  tcase_set_timeout(bits, 300);
+  tcase_add_test(bits, test_amx_bits);
+  suite_add_tcase(s, bits);
   TCase *selection = tcase_create("selection");
   tcase_add_test(selection, test_lists);
   tcase_add_test(selection, test_selection);

@@ -17,7 +17,7 @@ jq_true "$scratch/info.json" '[.formats[] | .group > 0 and .block_bytes > 0 and 
 jq_true "$scratch/info.json" "(.formats | map(.name)) == ($(format_names | jq -R . | jq -sc .))"
 jq_true "$scratch/info.json" '[.backends[] | select(.name == "cpu")][0] | .usable and .device_count == 1'
 jq_true "$scratch/info.json" '[.backends[] | select(.name == "cpu")][0].devices[0] | .units > 0 and .threads > 0 and .llc_bytes >= 0'
-jq_true "$scratch/info.json" '[.backends[] | select(.name == "cpu")][0].isa_levels | map(.name) == ["ref", "scalar", "avx2", "avx512", "avx512vnni", "neon", "neondot"]'
+jq_true "$scratch/info.json" '[.backends[] | select(.name == "cpu")][0].isa_levels | map(.name) == ["ref", "scalar", "avx2", "avx512", "avx512vnni", "avx512amx", "neon", "neondot"]'
 jq_true "$scratch/info.json" '[.backends[] | select(.name == "cpu")][0].isa_levels | map(select(.default)) | length == 1'
 jq_true "$scratch/info.json" '.backends | map(select(.usable | not) | .reason | length > 0) | all'
 jq_true "$scratch/info.json" '.default_backend | test("^[a-z]+:[0-9]+$")'

@@ -66,10 +66,14 @@ typedef struct qg_cpu_kernel {
 } qg_cpu_kernel;
 
 typedef struct qg_cpu_level {
-  const char *name;        /* ref, scalar, avx2, avx512, avx512vnni, neon, neondot */
+  const char *name;        /* ref, scalar, avx2, avx512, avx512vnni, avx512amx, neon, neondot */
   bool wants_double;       /* the ref level works on xd, the others on xn */
   bool (*available)(void); /* CPU and OS support it; NULL: not built for
                               this architecture */
+  /* Taken only when QGEMV_CPU_ISA names it, never by default: a level whose
+   * kernels have not yet run on the hardware they are for (avx512amx, until
+   * the GPU machine's host has run it: bench/NOTES-cpu.md v31). */
+  bool opt_in;
   /* The kernels by layout. rows NULL: none at this level, the scalar
    * level's runs instead (so a new layout needs a scalar kernel first; SIMD
    * kernels are a speed-up, not a requirement). */
@@ -101,6 +105,10 @@ qgemv_status qg_cpu_pick_level(const qg_cpu_level **out);
 bool qg_cpu_has_avx2(void);   /* AVX2, FMA, F16C, YMM state saved by the OS */
 bool qg_cpu_has_avx512(void); /* AVX-512 F/BW/VL, ZMM and opmask state saved */
 bool qg_cpu_has_avx512vnni(void); /* and AVX-512 VNNI */
+/* and AMX-TILE, AMX-INT8 with the tile state saved, and this process
+ * permitted to use it (Linux asks a process to request that once; the
+ * first call makes the request) */
+bool qg_cpu_has_avx512amx(void);
 bool qg_cpu_has_neon(void);   /* AdvSIMD and FP */
 bool qg_cpu_has_neondot(void); /* and the dot-product instructions */
 
@@ -112,6 +120,11 @@ void qg_nf4_avx512_rows(const qg_cpu_job *job, int64_t row0, int64_t row1);
 void qg_q2_vnni_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1);
 void qg_q2_vnni_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t row1);
 double qg_q2_vnni_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t);
+/* Q2_0 by AMX tile products (q2_amx.c) and its quantizer term, the same
+ * digits plane-major (q2_vnni.c). x86-64 only. */
+void qg_q2_amx_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1);
+void qg_q2_amx_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t row1);
+double qg_q2_amx_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t);
 /* NF4 in f32 with AVX2 + FMA, the packed format as uploaded (nf4_avx2.c);
  * x86-64 only. */
 void qg_nf4_avx2_rows(const qg_cpu_job *job, int64_t row0, int64_t row1);

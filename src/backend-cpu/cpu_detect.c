@@ -6,6 +6,11 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#include <stdatomic.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 /* XCR0 bits: SSE (1), AVX upper halves (2), opmask (5), ZMM0-15 upper
  * halves (6), ZMM16-31 (7). */
@@ -56,6 +61,36 @@ bool qg_cpu_has_avx512vnni(void) {
   return (c & bit_AVX512VNNI) != 0;
 }
 
+/* XCR0 bits 17 (XTILECFG) and 18 (XTILEDATA); CPUID 7.0 EDX bits 24
+ * (AMX-TILE) and 25 (AMX-INT8); arch_prctl's request for XTILEDATA. */
+#define XCR0_TILE 0x60000u
+#define ARCH_REQ_XCOMP_PERM 0x1023
+#define XFEATURE_XTILEDATA 18
+
+static bool amx_permitted(void) {
+#if defined(__linux__)
+  /* 0 not asked, 1 granted, 2 refused: the request is for the whole
+   * process and lasts, so one answer serves every later call */
+  static _Atomic int state = 0;
+  int s = atomic_load(&state);
+  if (s == 0) {
+    s = syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0 ? 1 : 2;
+    atomic_store(&state, s);
+  }
+  return s == 1;
+#else
+  return false;
+#endif
+}
+
+bool qg_cpu_has_avx512amx(void) {
+  unsigned a, b, c, d;
+  if (!qg_cpu_has_avx512vnni()) return false;
+  __cpuid_count(7, 0, a, b, c, d);
+  if (!((d >> 24) & 1) || !((d >> 25) & 1) || (xcr0() & XCR0_TILE) != XCR0_TILE) return false;
+  return amx_permitted();
+}
+
 bool qg_cpu_has_neon(void) { return false; }
 bool qg_cpu_has_neondot(void) { return false; }
 
@@ -66,6 +101,7 @@ bool qg_cpu_has_neondot(void) { return false; }
 bool qg_cpu_has_avx2(void) { return false; }
 bool qg_cpu_has_avx512(void) { return false; }
 bool qg_cpu_has_avx512vnni(void) { return false; }
+bool qg_cpu_has_avx512amx(void) { return false; }
 
 /* AdvSIMD is architecturally mandatory for AArch64 Linux userland, but the
  * kernel still reports it; trust the report over the assumption. */
@@ -81,6 +117,7 @@ bool qg_cpu_has_neondot(void) { return qg_cpu_has_neon() && (getauxval(AT_HWCAP)
 bool qg_cpu_has_avx2(void) { return false; }
 bool qg_cpu_has_avx512(void) { return false; }
 bool qg_cpu_has_avx512vnni(void) { return false; }
+bool qg_cpu_has_avx512amx(void) { return false; }
 bool qg_cpu_has_neon(void) { return false; }
 bool qg_cpu_has_neondot(void) { return false; }
 #endif

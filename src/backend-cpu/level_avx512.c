@@ -1,10 +1,12 @@
 /*
- * AVX-512 (F/BW/VL) levels (x86-64): avx512, and avx512vnni where the CPU
- * has VNNI. Target attributes on every function, as in level_avx2.c.
+ * AVX-512 (F/BW/VL) levels (x86-64): avx512, avx512vnni where the CPU
+ * has VNNI, avx512amx where it also has AMX-INT8. Target attributes on
+ * every function, as in level_avx2.c.
  *
  * NF4 runs on nf4_avx512.c's kernel (rows in the 16 lanes, f64 block
- * accumulation) on both; Q2_0 on the template below (avx512) or by integer
- * dot products (q2_vnni.c, avx512vnni). The template's loops are written
+ * accumulation) on all three; Q2_0 on the template below (avx512), by
+ * integer dot products (q2_vnni.c, avx512vnni) or tile products (q2_amx.c,
+ * avx512amx). The template's loops are written
  * for both formats, so its NF4 decoder stays, unused:
  *
  * NF4, 32 weights (16 code bytes) per decode, 4 instructions:
@@ -149,10 +151,26 @@ const qg_cpu_level qg_cpu_level_avx512vnni = {
     .x_order = NULL, /* natural order */
     .read_stream = avx512_read_stream,
 };
+
+/* The same with Q2_0's products on AMX tiles (q2_amx.c): y bit for bit
+ * the avx512vnni level's, its activation digits plane-major. Opt-in: its
+ * kernel has not yet run on an AMX machine (bench/NOTES-cpu.md v31). */
+const qg_cpu_level qg_cpu_level_avx512amx = {
+    .name = "avx512amx",
+    .wants_double = false,
+    .available = qg_cpu_has_avx512amx,
+    .opt_in = true,
+    .kernels = {[QG_LAYOUT_NF4] = QG_NF4_ROWS16,
+                [QG_LAYOUT_Q2_G64] = {.rows = qg_q2_amx_rows_g64, .group_rows = 16, .xfix = qg_q2_amx_xfix},
+                [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_amx_rows_g128, .group_rows = 16, .xfix = qg_q2_amx_xfix}},
+    .x_order = NULL,
+    .read_stream = avx512_read_stream,
+};
 #else
 #include "cpu.h"
 
 /* Not x86-64: the levels are known by name but not built. */
 const qg_cpu_level qg_cpu_level_avx512 = {.name = "avx512"};
 const qg_cpu_level qg_cpu_level_avx512vnni = {.name = "avx512vnni"};
+const qg_cpu_level qg_cpu_level_avx512amx = {.name = "avx512amx", .opt_in = true};
 #endif

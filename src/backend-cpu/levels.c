@@ -8,14 +8,15 @@
 #include "cpu.h"
 
 extern const qg_cpu_level qg_cpu_level_ref, qg_cpu_level_avx2, qg_cpu_level_avx512, qg_cpu_level_avx512vnni,
-    qg_cpu_level_neon, qg_cpu_level_neondot;
+    qg_cpu_level_avx512amx, qg_cpu_level_neon, qg_cpu_level_neondot;
 
 /* Every level a user may name, built here or not (a level file compiles
  * to a name only off its architecture), ordered from the oracle to the
- * fastest: with no QGEMV_CPU_ISA the last usable one wins. */
+ * fastest: with no QGEMV_CPU_ISA the last usable one that is not opt-in
+ * wins. */
 const qg_cpu_level *const qg_cpu_levels[] = {
-    &qg_cpu_level_ref,    &qg_cpu_level_scalar,     &qg_cpu_level_avx2, &qg_cpu_level_avx512,
-    &qg_cpu_level_avx512vnni, &qg_cpu_level_neon, &qg_cpu_level_neondot,
+    &qg_cpu_level_ref,        &qg_cpu_level_scalar,    &qg_cpu_level_avx2, &qg_cpu_level_avx512,
+    &qg_cpu_level_avx512vnni, &qg_cpu_level_avx512amx, &qg_cpu_level_neon, &qg_cpu_level_neondot,
 };
 const int qg_cpu_level_count = (int)(sizeof qg_cpu_levels / sizeof qg_cpu_levels[0]);
 
@@ -25,7 +26,7 @@ bool qg_cpu_level_usable(const qg_cpu_level *l) { return qg_cpu_level_built(l) &
 
 const qg_cpu_level *qg_cpu_default_level(void) {
   for (int i = qg_cpu_level_count - 1; i >= 0; i--)
-    if (qg_cpu_level_usable(qg_cpu_levels[i])) return qg_cpu_levels[i];
+    if (!qg_cpu_levels[i]->opt_in && qg_cpu_level_usable(qg_cpu_levels[i])) return qg_cpu_levels[i];
   return &qg_cpu_level_ref; /* always usable */
 }
 

@@ -23,6 +23,7 @@ libqgemv_la_SOURCES += \
 	src/backend-cpu/prefetch.h \
 	src/backend-cpu/q2_avx2.c \
 	src/backend-cpu/q2_sdot.c \
-	src/backend-cpu/q2_vnni.c \
+	src/backend-cpu/q2_vnni.c src/backend-cpu/q2_vnni_sums.h \
+	src/backend-cpu/q2_amx.c \
 	src/backend-cpu/xfix_avx2.c \
 	src/backend-cpu/rows16.h

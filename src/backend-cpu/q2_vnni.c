@@ -1,35 +1,8 @@
 /*
- * Q2_0 by integer dot products with AVX-512 VNNI (the avx512vnni level).
- * Weights in groups of 16 rows (cpu_interleave.h), activations in block
- * fixed point (cpu_xfix.h), bench/cpu-lab for the measurements.
- *
- * Per group, block and term, in every lane (a weight row):
- *   A_p = sum_j c_j d_pj - sum_j d_pj = sum_j (c_j - 1) d_pj   (p = 0..2;
- *   the fourth digit of a term is 0, cpu_xfix.h)
- * exactly in int32 (|A_p| <= 2 * 128 * 128 < 2^15): vpdpbusd multiplies 4
- * unsigned code bytes (0..3) by 4 signed digits broadcast from x, and the
- * accumulators start at minus the digit sums. A_2 and lo = 256 A_1 + A_0
- * are exact int32 (|.| <= 2^23 + 2^15 < 2^24, so exact in f32 too), so
- * v = 65536 A_2 + lo is
- * sum_j (c_j - 1) q_j with one f32 rounding (an FMA of exact operands);
- * v * d (fp16 scale) rounds once more in f32; acc += that * 2^e in f64
- * (exact scaling, one rounding of 2^-53); y = (float)acc. DESIGN.md
- * section 5 bounds the error.
- *
- * Decode: one 16-bit shift per code vector (c >> 4 brings fields 2 and 3
- * where 0 and 1 were) and four ands (0x03, 0x0c) give the fields as c and
- * 4c; products with 4c go to their own accumulators, divided by 4
- * (exactly) at the end: one shift per code vector rather than three, so
- * fewer decode instructions share the core with the dot products (Zen 4:
- * 0.76 vpdpbusd per cycle alone, 0.57 in the kernel's mix;
- * bench/results/cpu-lab-uarch.txt).
- *
- * Per 16 rows x 16 elements (256 weights): 1 load, 1 shift, 4 ands, 12
- * vpdpbusd with broadcast memory operands (16 before v7, when an f32 x
- * took four digit planes: bench/NOTES-cpu.md); at 1 vpdpbusd per cycle,
- * 21 weights per cycle (0.07 cycles per weight measured with four planes,
- * the weight in L2). A block's further term has one digit (cpu_xfix.h),
- * so 4 vpdpbusd more, in term 0's pass when it is the block's only one.
+ * Q2_0 by integer dot products with AVX-512 VNNI (the avx512vnni level):
+ * the kernel is q2_vnni_sums.h's, with the digits in the VNNI layout; and
+ * the AVX-512 term of the activation quantizer, for this level and, with
+ * the digits plane-major, the avx512amx level.
  */
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -37,251 +10,17 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "cpu_interleave.h"
-#include "cpu_xfix.h"
-#include "rows16.h"
+#include "q2_vnni_sums.h"
 
-#define QG_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma,f16c")))
-#define AI static inline __attribute__((always_inline)) QG_TARGET
-
-/* acc += w . (the 4 digit bytes at p, broadcast to every lane): the
- * broadcast folded into the instruction's memory operand, which GCC 12
- * does not do by itself (it emits a separate vpbroadcastd, measured 0-20%
- * slower). */
-AI __m512i dot4(__m512i acc, __m512i w, const int8_t *p) {
-  __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*(const int32_t *)p));
-  return acc;
-}
-
-/* One group of `rows` rows at p (codes after 2 * rows bytes of scales). */
-typedef struct grp {
-  const uint8_t *p;
-  int rows;
-  __mmask16 lanes;
-} grp;
-
-AI __m512i load_codes(const grp *G, int v) {
-  return _mm512_maskz_loadu_epi32(G->lanes, G->p + 2 * G->rows + 4 * G->rows * v);
-}
-
-/* The exact sums A_p of one block and term (x digits at xd, their sums in
- * dsum), for one activation row: planes 0-2 (a term's fourth digit is 0,
- * |q| <= 2^22: cpu_xfix.h). Twelve accumulators (fields 0-3 x planes),
- * added at the end: vpdpbusd takes 4 cycles and issues 2 per cycle on Zen
- * 5, so six chains held it to 1.5 per cycle (bench/cpu-lab/uarch.c; m = 1
- * 3-7% faster streaming, NOTES-cpu v17). Integer sums, so the same bits. */
-AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, __m512i A[3]) {
-  const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
-  __m512i a0 = _mm512_set1_epi32(-dsum[0]), a1 = _mm512_set1_epi32(-dsum[1]);
-  __m512i a2 = _mm512_set1_epi32(-dsum[2]);
-  __m512i e0 = _mm512_setzero_si512(), e1 = e0, e2 = e0;
-  __m512i h0 = e0, h1 = e0, h2 = e0, k0 = e0, k1 = e0, k2 = e0;
-#pragma GCC unroll 2
-  for (int v = 0; v < g / 16; v++) {
-    __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
-    __m512i w0 = _mm512_and_si512(c, m03), w1 = _mm512_and_si512(c, m0c);
-    __m512i w2 = _mm512_and_si512(h, m03), w3 = _mm512_and_si512(h, m0c);
-    const int8_t *x = xd + 64 * v; /* elements 16v .. 16v + 15 */
-    a0 = dot4(a0, w0, x), a1 = dot4(a1, w0, x + 4), a2 = dot4(a2, w0, x + 8);
-    e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24);
-    h0 = dot4(h0, w2, x + 32), h1 = dot4(h1, w2, x + 36), h2 = dot4(h2, w2, x + 40);
-    k0 = dot4(k0, w3, x + 48), k1 = dot4(k1, w3, x + 52), k2 = dot4(k2, w3, x + 56);
-  }
-  a0 = _mm512_add_epi32(a0, h0), a1 = _mm512_add_epi32(a1, h1), a2 = _mm512_add_epi32(a2, h2);
-  e0 = _mm512_add_epi32(e0, k0), e1 = _mm512_add_epi32(e1, k1), e2 = _mm512_add_epi32(e2, k2);
-  A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
-  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2));
-}
-
-/* The same for a further term of a block: one digit (cpu_xfix.h), so
- * plane 0 alone; A_1 = A_2 = 0, as the three-plane sums would give (the
- * avx2 level's block_sums_d0, v29). */
-AI void block_sums_d0(const grp *G, const int8_t *xd, const int32_t dsum[4], const int g, __m512i A[3]) {
-  const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
-  __m512i a0 = _mm512_set1_epi32(-dsum[0]), e0 = _mm512_setzero_si512(), h0 = e0, k0 = e0;
-#pragma GCC unroll 2
-  for (int v = 0; v < g / 16; v++) {
-    __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
-    const int8_t *x = xd + 64 * v;
-    a0 = dot4(a0, _mm512_and_si512(c, m03), x), e0 = dot4(e0, _mm512_and_si512(c, m0c), x + 16);
-    h0 = dot4(h0, _mm512_and_si512(h, m03), x + 32), k0 = dot4(k0, _mm512_and_si512(h, m0c), x + 48);
-  }
-  A[0] = _mm512_add_epi32(_mm512_add_epi32(a0, h0), _mm512_srai_epi32(_mm512_add_epi32(e0, k0), 2));
-  A[1] = A[2] = _mm512_setzero_si512();
-}
-
-/* Term 0 and a block's one further term in one pass over the codes (most
- * blocks that have a further term have one): the sums of block_sums (A)
- * and block_sums_d0 (E), the same integers; 16 accumulators, 4 fields and
- * 2 masks in the 32 zmm registers. Written out beside block_sums, as
- * q2_avx2.c's are: one generic function ran 1.18-1.24x slower there (GCC's
- * register allocation, v29); not measured for this level. */
-AI void block_sums_t2(const grp *G, const int8_t *xd, const int8_t *xe, const int32_t dsum[4], const int32_t esum[4],
-                      const int g, __m512i A[3], __m512i E[3]) {
-  const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
-  __m512i a0 = _mm512_set1_epi32(-dsum[0]), a1 = _mm512_set1_epi32(-dsum[1]);
-  __m512i a2 = _mm512_set1_epi32(-dsum[2]), a3 = _mm512_set1_epi32(-esum[0]);
-  __m512i e0 = _mm512_setzero_si512(), e1 = e0, e2 = e0, e3 = e0;
-  __m512i h0 = e0, h1 = e0, h2 = e0, h3 = e0, k0 = e0, k1 = e0, k2 = e0, k3 = e0;
-  for (int v = 0; v < g / 16; v++) {
-    __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
-    __m512i w0 = _mm512_and_si512(c, m03), w1 = _mm512_and_si512(c, m0c);
-    __m512i w2 = _mm512_and_si512(h, m03), w3 = _mm512_and_si512(h, m0c);
-    const int8_t *x = xd + 64 * v, *y = xe + 64 * v;
-    a0 = dot4(a0, w0, x), a1 = dot4(a1, w0, x + 4), a2 = dot4(a2, w0, x + 8), a3 = dot4(a3, w0, y);
-    e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24), e3 = dot4(e3, w1, y + 16);
-    h0 = dot4(h0, w2, x + 32), h1 = dot4(h1, w2, x + 36), h2 = dot4(h2, w2, x + 40), h3 = dot4(h3, w2, y + 32);
-    k0 = dot4(k0, w3, x + 48), k1 = dot4(k1, w3, x + 52), k2 = dot4(k2, w3, x + 56), k3 = dot4(k3, w3, y + 48);
-  }
-  a0 = _mm512_add_epi32(a0, h0), a1 = _mm512_add_epi32(a1, h1), a2 = _mm512_add_epi32(a2, h2);
-  e0 = _mm512_add_epi32(e0, k0), e1 = _mm512_add_epi32(e1, k1), e2 = _mm512_add_epi32(e2, k2);
-  A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
-  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2));
-  E[0] = _mm512_add_epi32(_mm512_add_epi32(a3, h3), _mm512_srai_epi32(_mm512_add_epi32(e3, k3), 2));
-  E[1] = E[2] = _mm512_setzero_si512();
-}
-
-/* The same for two activation rows sharing each decoded code vector. */
-AI void block_sums2(const grp *G, const int8_t *xd, const int8_t *yd, const int32_t dx[4], const int32_t dy[4],
-                    const int g, __m512i A[3], __m512i B[3]) {
-  const __m512i m03 = _mm512_set1_epi8(3), m0c = _mm512_set1_epi8(12);
-  __m512i a0 = _mm512_set1_epi32(-dx[0]), a1 = _mm512_set1_epi32(-dx[1]);
-  __m512i a2 = _mm512_set1_epi32(-dx[2]);
-  __m512i b0 = _mm512_set1_epi32(-dy[0]), b1 = _mm512_set1_epi32(-dy[1]);
-  __m512i b2 = _mm512_set1_epi32(-dy[2]);
-  __m512i e0 = _mm512_setzero_si512(), e1 = e0, e2 = e0, f0 = e0, f1 = e0, f2 = e0;
-#pragma GCC unroll 2
-  for (int v = 0; v < g / 16; v++) {
-    __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
-    __m512i w0 = _mm512_and_si512(c, m03), w1 = _mm512_and_si512(c, m0c);
-    __m512i w2 = _mm512_and_si512(h, m03), w3 = _mm512_and_si512(h, m0c);
-    const int8_t *x = xd + 64 * v, *y = yd + 64 * v;
-    a0 = dot4(a0, w0, x), a1 = dot4(a1, w0, x + 4), a2 = dot4(a2, w0, x + 8);
-    b0 = dot4(b0, w0, y), b1 = dot4(b1, w0, y + 4), b2 = dot4(b2, w0, y + 8);
-    e0 = dot4(e0, w1, x + 16), e1 = dot4(e1, w1, x + 20), e2 = dot4(e2, w1, x + 24);
-    f0 = dot4(f0, w1, y + 16), f1 = dot4(f1, w1, y + 20), f2 = dot4(f2, w1, y + 24);
-    a0 = dot4(a0, w2, x + 32), a1 = dot4(a1, w2, x + 36), a2 = dot4(a2, w2, x + 40);
-    b0 = dot4(b0, w2, y + 32), b1 = dot4(b1, w2, y + 36), b2 = dot4(b2, w2, y + 40);
-    e0 = dot4(e0, w3, x + 48), e1 = dot4(e1, w3, x + 52), e2 = dot4(e2, w3, x + 56);
-    f0 = dot4(f0, w3, y + 48), f1 = dot4(f1, w3, y + 52), f2 = dot4(f2, w3, y + 56);
-  }
-  A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
-  A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2));
-  B[0] = _mm512_add_epi32(b0, _mm512_srai_epi32(f0, 2)), B[1] = _mm512_add_epi32(b1, _mm512_srai_epi32(f1, 2));
-  B[2] = _mm512_add_epi32(b2, _mm512_srai_epi32(f2, 2));
-}
-
-/* The group's 16 (or fewer) fp16 scales as f32. */
-AI __m512 scales(const grp *G) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(G->lanes, G->p)); }
-
-/* acc += (65536 A_2 + lo) * d * scale (header comment). */
-AI void fold(const __m512i A[3], __m512 d, double scale, qg_acc16 *acc) {
-  __m512i lo = _mm512_add_epi32(_mm512_slli_epi32(A[1], 8), A[0]);
-  __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(A[2]), _mm512_set1_ps(65536.0f), _mm512_cvtepi32_ps(lo));
-  qg_acc16_fma(acc, _mm512_mul_ps(v, d), scale);
-}
-
-/* A block's terms after the first (rare: cpu_xfix.h), one digit each. */
-AI void extra_terms(const grp *G, const qg_xfix_row *xr, const qg_xfix_block *bl, __m512 d, const int g,
-                    qg_acc16 *acc) {
-  for (int t = 0; t < bl->terms - 1; t++) {
-    const qg_xfix_term *e = &xr->extra[bl->first + t];
-    __m512i A[3];
-    block_sums_d0(G, xr->extra_digits + (size_t)(bl->first + t) * 4u * (size_t)g, e->dsum, g, A);
-    fold(A, d, e->scale, acc);
-  }
-}
-
-/* A block left to the exact path (a non-finite x, or no room for terms):
- * sum_j (c_j - 1) x_j in double, IEEE semantics, times the scales. */
-AI void exact_block(const grp *G, const float *xb, __m512 d, const int g, qg_acc16 *acc) {
-  __m512d s0 = _mm512_setzero_pd(), s1 = s0;
-  const __m512i three = _mm512_set1_epi32(3), one = _mm512_set1_epi32(1);
-  for (int v = 0; v < g / 16; v++) {
-    __m512i c = load_codes(G, v);
-    for (int f = 0; f < 4; f++)
-      for (int t = 0; t < 4; t++) {
-        __m512i w = _mm512_sub_epi32(_mm512_and_si512(_mm512_srlv_epi32(c, _mm512_set1_epi32(8 * t + 2 * f)), three), one);
-        __m512d x = _mm512_set1_pd((double)xb[16 * v + 4 * f + t]);
-        s0 = _mm512_add_pd(s0, _mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(w)), x));
-        s1 = _mm512_add_pd(s1, _mm512_mul_pd(_mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(w, 1)), x));
-      }
-  }
-  qg_acc16_add_scaled(acc, s0, s1, d);
-}
-
-/* One block of one activation row into acc. */
-AI void row_block(const grp *G, const qg_xfix_row *xr, const float *x, int64_t b, __m512 d, const int g,
-                  qg_acc16 *acc) {
-  const qg_xfix_block *bl = &xr->blocks[b];
-  if (__builtin_expect(bl->terms == 0, 0)) {
-    exact_block(G, x + b * g, d, g, acc);
-    return;
-  }
-  __m512i A[3];
-  if (bl->terms == 2) { /* the common case of a further term: one pass */
-    const qg_xfix_term *t1 = &xr->extra[bl->first];
-    __m512i E[3];
-    block_sums_t2(G, xr->digits + 4 * b * g, xr->extra_digits + (size_t)bl->first * 4u * (size_t)g, bl->t0.dsum,
-                  t1->dsum, g, A, E);
-    fold(A, d, bl->t0.scale, acc); /* term by term, as below */
-    fold(E, d, t1->scale, acc);
-    return;
-  }
-  block_sums(G, xr->digits + 4 * b * g, bl->t0.dsum, g, A);
-  fold(A, d, bl->t0.scale, acc);
-  if (__builtin_expect(bl->terms > 1, 0)) extra_terms(G, xr, bl, d, g, acc);
-}
-
-/* Output rows [i, i + rows) of a group for activation row t, or rows t and
- * t + 1 when pair (sharing the decoded codes). */
-AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const bool pair, const int g) {
-  const qgemv_weight_desc *d = &job->w->desc;
-  const int64_t k = d->k, nb = k / g;
-  const size_t vb = (size_t)rows * qg_interleave_q2_block(g);
-  const qg_xfix_row *xr = &job->xq[t];
-  const float *x0 = job->xn + (size_t)t * (size_t)k;
-  grp G = {.p = (const uint8_t *)d->data + (size_t)i * (size_t)nb * qg_interleave_q2_block(g), .rows = rows,
-           .lanes = (__mmask16)((1u << rows) - 1u)};
-  qg_acc16 a0, a1;
-  qg_acc16_zero(&a0);
-  qg_acc16_zero(&a1);
-  for (int64_t b = 0; b < nb; b++, G.p += vb) {
-    qg_prefetch_ahead(G.p, vb);
-    __m512 s = scales(&G);
-    if (pair && __builtin_expect(xr[0].blocks[b].terms == 1 && xr[1].blocks[b].terms == 1, 1)) {
-      __m512i A[3], B[3];
-      const qg_xfix_term *t0 = &xr[0].blocks[b].t0, *t1 = &xr[1].blocks[b].t0;
-      block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, A, B);
-      fold(A, s, xr[0].blocks[b].t0.scale, &a0);
-      fold(B, s, xr[1].blocks[b].t0.scale, &a1);
-      continue;
-    }
-    row_block(&G, &xr[0], x0, b, s, g, &a0);
-    if (pair) row_block(&G, &xr[1], x0 + k, b, s, g, &a1);
-  }
-  qg_acc16_store(job, t, i, rows, &a0);
-  if (pair) qg_acc16_store(job, t + 1, i, rows, &a1);
-}
-
-AI void rows_g(const qg_cpu_job *job, int64_t row0, int64_t row1, const int g) {
-  for (int64_t i = row0; i < row1; i += 16) {
-    const int rows = row1 - i < 16 ? (int)(row1 - i) : 16;
-    int64_t t = 0;
-    for (; t + 2 <= job->m; t += 2) group(job, i, rows, t, true, g);
-    if (t < job->m) group(job, i, rows, t, false, g);
-  }
-}
-
-QG_TARGET void qg_q2_vnni_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1) { rows_g(job, row0, row1, 64); }
+QG_TARGET void qg_q2_vnni_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1) { rows_g(job, row0, row1, 64, false); }
 QG_TARGET void qg_q2_vnni_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t row1) {
-  rows_g(job, row0, row1, 128);
+  rows_g(job, row0, row1, 128, false);
 }
 
 /* The AVX-512 term of the activation quantizer (cpu_xfix.h): the same
- * digits, scales and sums as qg_xfix_term_portable, 15x faster. */
-QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t) {
+ * digits, scales and sums as qg_xfix_term_portable, 15x faster; pm: the
+ * digits plane-major (xq4). */
+AI double xfix512(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t, const bool pm) {
   const __m512 absmask = _mm512_castsi512_ps(_mm512_set1_epi32(0x7fffffff));
   const __m512i expmask = _mm512_set1_epi32(0x7f800000);
   __m512 mx = _mm512_setzero_ps();
@@ -323,7 +62,7 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int bits, in
       p2 = _mm512_fmadd_pd(r1, r1, p2);
     }
     /* three signed low bytes (|q| <= 2^bits leaves the fourth 0), narrowed
-     * and put in the digit layout by a 4 x 4 dword transpose */
+     * and put in the VNNI layout by a 4 x 4 dword transpose */
     __m512i d0 = _mm512_srai_epi32(_mm512_slli_epi32(q, 24), 24);
     __m512i q1 = _mm512_srai_epi32(_mm512_sub_epi32(q, d0), 8);
     __m512i d1 = _mm512_srai_epi32(_mm512_slli_epi32(q1, 24), 24);
@@ -331,6 +70,14 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int bits, in
     s0 = _mm512_add_epi32(s0, d0), s1 = _mm512_add_epi32(s1, d1), s2 = _mm512_add_epi32(s2, d2);
     __m128i b0 = _mm512_cvtepi32_epi8(d0), b1 = _mm512_cvtepi32_epi8(d1);
     __m128i b2 = _mm512_cvtepi32_epi8(d2), b3 = _mm_setzero_si128();
+    if (pm) { /* each plane's 16 bytes where xq4 puts them */
+      int8_t *o = out + 256 * (v >> 2) + 16 * (v & 3);
+      _mm_storeu_si128((__m128i *)o, b0);
+      _mm_storeu_si128((__m128i *)(o + 64), b1);
+      _mm_storeu_si128((__m128i *)(o + 128), b2);
+      _mm_storeu_si128((__m128i *)(o + 192), b3);
+      continue;
+    }
     __m128i t01l = _mm_unpacklo_epi32(b0, b1), t01h = _mm_unpackhi_epi32(b0, b1);
     __m128i t23l = _mm_unpacklo_epi32(b2, b3), t23h = _mm_unpackhi_epi32(b2, b3);
     int8_t *o = out + 64 * v;
@@ -344,6 +91,14 @@ QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int bits, in
   t->dsum[2] = _mm512_reduce_add_epi32(s2);
   t->dsum[3] = 0;
   return _mm512_reduce_add_pd(p2);
+}
+
+QG_TARGET double qg_q2_vnni_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t) {
+  return xfix512(x, res, g, bits, out, t, false);
+}
+
+QG_TARGET double qg_q2_amx_xfix(const float *x, float *res, int g, int bits, int8_t *out, qg_xfix_term *t) {
+  return xfix512(x, res, g, bits, out, t, true);
 }
 
 #else
