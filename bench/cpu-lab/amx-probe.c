@@ -10,7 +10,9 @@
  *    request (Linux asks each process to request the tile data state).
  * 2. One tile product under a SIGILL handler (ggml's AMX Q4_0 at m = 8 died
  *    with SIGILL on this host, bench/NOTES-cpu.md v21).
- * 3. Q2_0 block sums the AMX way, checked integer for integer against a
+ * 3. The tile unit's rate by the rows of a product (tdp_rate), int8 and
+ *    bf16: whether a product of 3 rows costs less than one of 16.
+ * 4. Q2_0 block sums the AMX way, checked integer for integer against a
  *    scalar sum, and timed beside q2_vnni.c's block sums (compiled in):
  *    - B (unsigned, 16 rows of 64 bytes): the codes of 16 weight rows, as
  *      the interleaved layout holds them (cpu_interleave.h: in vector v,
@@ -237,6 +239,46 @@ static int code_of(const uint8_t *w, int nb, int gi, int b, int r, int j) {
   return (q[64 * v + 4 * r + t] >> (2 * f)) & 3;
 }
 
+/* The tile unit's rate by the rows of the product (M: the A and C tiles'
+ * rows; B 16 x 64 bytes): 4 independent chains (C tiles 0-3, A 4, B 5),
+ * `n` products each; int8 (tdpbsud) and bf16 (tdpbf16ps, for an NF4
+ * kernel on AMX-BF16). Ticks per product. */
+#define TAMXB __attribute__((target("amx-tile,amx-int8,amx-bf16,avx512f,avx512bw,avx512vl")))
+TAMXB static double tdp_rate(int rows, int bf16, int n, const void *src) {
+  tilecfg c;
+  memset(&c, 0, sizeof c);
+  c.palette = 1;
+  for (int i = 0; i < 5; i++) c.rows[i] = (uint8_t)rows, c.colsb[i] = 64;
+  c.rows[5] = 16, c.colsb[5] = 64;
+  _tile_loadconfig(&c);
+  _tile_loadd(4, src, 64);
+  _tile_loadd(5, src, 64);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  const uint64_t t0 = __rdtsc();
+  if (bf16)
+    for (int i = 0; i < n; i++) {
+      _tile_dpbf16ps(0, 4, 5);
+      _tile_dpbf16ps(1, 4, 5);
+      _tile_dpbf16ps(2, 4, 5);
+      _tile_dpbf16ps(3, 4, 5);
+    }
+  else
+    for (int i = 0; i < n; i++) {
+      _tile_dpbsud(0, 4, 5);
+      _tile_dpbsud(1, 4, 5);
+      _tile_dpbsud(2, 4, 5);
+      _tile_dpbsud(3, 4, 5);
+    }
+  _Alignas(64) uint8_t sink[1024];
+  _tile_stored(0, sink, 64); /* waits for the chain */
+  const double t = (double)(__rdtsc() - t0) / (4.0 * n);
+  _tile_release();
+  return t + 0.0 * sink[0];
+}
+
 int main(int argc, char **argv) {
   const int reps = argc > 1 ? atoi(argv[1]) : 50;
   unsigned a, b, c, d;
@@ -260,6 +302,24 @@ int main(int argc, char **argv) {
   if (sigsetjmp(jb, 1)) {
     printf("AMX: SIGILL on the first tile instruction\n");
     return 0;
+  }
+
+  {
+    _Alignas(64) static uint16_t src[512]; /* bf16 in [1, 2): normal numbers, and bytes for int8 */
+    for (int i = 0; i < 512; i++) src[i] = (uint16_t)(0x3f80u | (unsigned)(rand() & 0x7f));
+    printf("tile products, ticks each (4 chains) by rows M:");
+    for (int bf = 0; bf < (bf16 ? 2 : 1); bf++) {
+      printf("\n  %s:", bf ? "tdpbf16ps" : "tdpbsud");
+      for (int rows = 1; rows <= 16; rows = rows < 4 ? rows + 1 : rows + 4) {
+        double best = 1e30;
+        for (int r = 0; r < 5; r++) {
+          const double t = tdp_rate(rows, bf, 2000, src);
+          if (t < best) best = t;
+        }
+        printf(" M=%d %.1f", rows, best);
+      }
+    }
+    printf("\n");
   }
 
   /* Data: 64 groups (1024 rows) x 8 blocks of 64, g64 layout; digits

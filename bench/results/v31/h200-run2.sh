@@ -1,8 +1,10 @@
 #!/bin/bash
 # v31 run 2 (issue 12, the 16-core host; run 1 found AMX usable here, the
 # plain tile sums 3.4x slower than VNNI at m = 1, 1.3x faster at m = 8).
-# (1) amx-probe's five variants (the file's header), checked integer for
-# integer, timed beside VNNI at m = 1-16: which costs hold the tiles back?
+# (1) amx-probe: the tile unit's rate by a product's rows (int8 and bf16:
+# does a product of 3 rows cost less than one of 16?), and its five
+# variants (the file's header), checked integer for integer, timed beside
+# VNNI at m = 1-16: which costs hold the tiles back?
 # Predicted: the stores-then-tile-load of B the largest, so ring well
 # under plain; row best at m = 1, inter4 at m >= 4. (2) The kernel built
 # from them, q2_amx.c (row, ring, deferred fold): q2-amx-hot, its y against
