@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "q2-amx-hot: N a multiple of 16, K of G, G 64 or 128\n");
     return 2;
   }
-  if (!qg_cpu_has_avx512amx()) {
+  if (!qg_cpu_has_avx512amx() || qg_cpu_amx_request() != NULL) {
     printf("q2-amx-hot: no usable AMX here (avx512amx level unavailable)\n");
     return 0;
   }

@@ -74,6 +74,10 @@ typedef struct qg_cpu_level {
    * kernels have not yet run on the hardware they are for (avx512amx, until
    * the GPU machine's host has run it: bench/NOTES-cpu.md v31). */
   bool opt_in;
+  /* Run when a context takes the level; NULL, or what keeps it from
+   * running (avx512amx: the OS's permission for the tile state, asked for
+   * only here, since it enlarges every signal frame of the process). */
+  const char *(*prepare)(void);
   /* The kernels by layout. rows NULL: none at this level, the scalar
    * level's runs instead (so a new layout needs a scalar kernel first; SIMD
    * kernels are a speed-up, not a requirement). */
@@ -105,10 +109,12 @@ qgemv_status qg_cpu_pick_level(const qg_cpu_level **out);
 bool qg_cpu_has_avx2(void);   /* AVX2, FMA, F16C, YMM state saved by the OS */
 bool qg_cpu_has_avx512(void); /* AVX-512 F/BW/VL, ZMM and opmask state saved */
 bool qg_cpu_has_avx512vnni(void); /* and AVX-512 VNNI */
-/* and AMX-TILE, AMX-INT8 with the tile state saved, and this process
- * permitted to use it (Linux asks a process to request that once; the
- * first call makes the request) */
+/* and AMX-TILE, AMX-INT8, the tile state saved and offered by the OS */
 bool qg_cpu_has_avx512amx(void);
+/* Asks Linux for this process's permission to use the tile state (once;
+ * every later call returns the first answer): NULL when granted, else why
+ * not. */
+const char *qg_cpu_amx_request(void);
 bool qg_cpu_has_neon(void);   /* AdvSIMD and FP */
 bool qg_cpu_has_neondot(void); /* and the dot-product instructions */
 

@@ -62,22 +62,18 @@ bool qg_cpu_has_avx512vnni(void) {
 }
 
 /* XCR0 bits 17 (XTILECFG) and 18 (XTILEDATA); CPUID 7.0 EDX bits 24
- * (AMX-TILE) and 25 (AMX-INT8); arch_prctl's request for XTILEDATA. */
+ * (AMX-TILE) and 25 (AMX-INT8); arch_prctl's codes for the features the
+ * kernel offers and for a process's request of XTILEDATA. */
 #define XCR0_TILE 0x60000u
+#define ARCH_GET_XCOMP_SUPP 0x1021
 #define ARCH_REQ_XCOMP_PERM 0x1023
 #define XFEATURE_XTILEDATA 18
 
-static bool amx_permitted(void) {
+/* Whether the kernel offers the tile data state; asking has no effect. */
+static bool amx_offered(void) {
 #if defined(__linux__)
-  /* 0 not asked, 1 granted, 2 refused: the request is for the whole
-   * process and lasts, so one answer serves every later call */
-  static _Atomic int state = 0;
-  int s = atomic_load(&state);
-  if (s == 0) {
-    s = syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0 ? 1 : 2;
-    atomic_store(&state, s);
-  }
-  return s == 1;
+  unsigned long supp = 0;
+  return syscall(SYS_arch_prctl, ARCH_GET_XCOMP_SUPP, &supp) == 0 && ((supp >> XFEATURE_XTILEDATA) & 1);
 #else
   return false;
 #endif
@@ -88,7 +84,25 @@ bool qg_cpu_has_avx512amx(void) {
   if (!qg_cpu_has_avx512vnni()) return false;
   __cpuid_count(7, 0, a, b, c, d);
   if (!((d >> 24) & 1) || !((d >> 25) & 1) || (xcr0() & XCR0_TILE) != XCR0_TILE) return false;
-  return amx_permitted();
+  return amx_offered();
+}
+
+const char *qg_cpu_amx_request(void) {
+#if defined(__linux__)
+  /* 0 not asked, 1 granted, 2 refused: the permission is the whole
+   * process's and lasts, so the first answer serves every later call */
+  static _Atomic int state = 0;
+  int s = atomic_load(&state);
+  if (s == 0) {
+    s = syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0 ? 1 : 2;
+    atomic_store(&state, s);
+  }
+  return s == 1 ? NULL
+                : "Linux refused this process the AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM; a signal stack "
+                  "too small for it, set with sigaltstack, is one cause)";
+#else
+  return "AMX tiles need Linux's arch_prctl permission";
+#endif
 }
 
 bool qg_cpu_has_neon(void) { return false; }
@@ -102,6 +116,7 @@ bool qg_cpu_has_avx2(void) { return false; }
 bool qg_cpu_has_avx512(void) { return false; }
 bool qg_cpu_has_avx512vnni(void) { return false; }
 bool qg_cpu_has_avx512amx(void) { return false; }
+const char *qg_cpu_amx_request(void) { return "not an x86-64 build"; }
 
 /* AdvSIMD is architecturally mandatory for AArch64 Linux userland, but the
  * kernel still reports it; trust the report over the assumption. */
@@ -118,6 +133,7 @@ bool qg_cpu_has_avx2(void) { return false; }
 bool qg_cpu_has_avx512(void) { return false; }
 bool qg_cpu_has_avx512vnni(void) { return false; }
 bool qg_cpu_has_avx512amx(void) { return false; }
+const char *qg_cpu_amx_request(void) { return "not an x86-64 build"; }
 bool qg_cpu_has_neon(void) { return false; }
 bool qg_cpu_has_neondot(void) { return false; }
 #endif

@@ -160,6 +160,7 @@ const qg_cpu_level qg_cpu_level_avx512amx = {
     .wants_double = false,
     .available = qg_cpu_has_avx512amx,
     .opt_in = true,
+    .prepare = qg_cpu_amx_request,
     .kernels = {[QG_LAYOUT_NF4] = QG_NF4_ROWS16,
                 [QG_LAYOUT_Q2_G64] = {.rows = qg_q2_amx_rows_g64, .group_rows = 16, .xfix = qg_q2_amx_xfix},
                 [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_amx_rows_g128, .group_rows = 16, .xfix = qg_q2_amx_xfix}},

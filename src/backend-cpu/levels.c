@@ -67,21 +67,24 @@ static const qg_cpu_level *level_named(const char *name) {
 
 qgemv_status qg_cpu_pick_level(const qg_cpu_level **out) {
   const char *want = getenv("QGEMV_CPU_ISA");
+  const qg_cpu_level *l;
   if (want == NULL || *want == '\0' || strcmp(want, "auto") == 0) {
-    *out = qg_cpu_default_level();
-    return QGEMV_OK;
+    l = qg_cpu_default_level();
+  } else {
+    l = level_named(want);
+    if (l == NULL)
+      return qg_cpu_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_CPU_ISA=%.32s is not a level: use %s", want, all_list());
+    if (!qg_cpu_level_built(l))
+      return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
+                         "QGEMV_CPU_ISA=%s: this build of qgemv has no %s level (not this architecture); usable here: %s",
+                         want, want, usable_list());
+    if (!l->available())
+      return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
+                         "QGEMV_CPU_ISA=%s: this CPU (or its OS) does not support %s; usable here: %s", want, want,
+                         usable_list());
   }
-  const qg_cpu_level *l = level_named(want);
-  if (l == NULL)
-    return qg_cpu_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_CPU_ISA=%.32s is not a level: use %s", want, all_list());
-  if (!qg_cpu_level_built(l))
-    return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
-                       "QGEMV_CPU_ISA=%s: this build of qgemv has no %s level (not this architecture); usable here: %s",
-                       want, want, usable_list());
-  if (!l->available())
-    return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
-                       "QGEMV_CPU_ISA=%s: this CPU (or its OS) does not support %s; usable here: %s", want, want,
-                       usable_list());
+  const char *why = l->prepare ? l->prepare() : NULL;
+  if (why != NULL) return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED, "cpu level %s: %s", l->name, why);
   *out = l;
   return QGEMV_OK;
 }
