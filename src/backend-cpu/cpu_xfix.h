@@ -53,7 +53,8 @@ typedef struct qg_xfix_block {
  * a 4-way byte dot product) and the four planes of those elements 16
  * bytes. (The term function writes the digits, and one, avx512amx's, puts
  * them plane-major instead: digits[256 (j / 64) + 64 p + j % 64], each
- * plane of 64 elements a tile row; q2_vnni_sums.h's xq4.) Extra term i covers block extra[i].. with extra_digits + 4 g i in
+ * plane of 64 elements a tile row; q2_vnni_sums.h's xq4.) Extra term i
+ * covers block extra[i].. with extra_digits + 4 g i in
  * the same layout. */
 typedef struct qg_xfix_row {
   const int8_t *digits;

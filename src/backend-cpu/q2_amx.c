@@ -204,13 +204,13 @@ AX void amx_group(const qg_cpu_job *job, int64_t i, int rows, int64_t t0, int mt
   for (int t = 0; t < mt; t++) qg_acc16_store(job, t0 + t, i, rows, &acc[t]);
 }
 
-/* The digit rows of activation rows t0 .. t0 + mt lie `stride` apart (the
+/* The digit rows of the m activation rows lie `stride` apart (the
  * backend's workspace puts them so), which the planes form needs. */
-AX bool even_stride(const qg_xfix_row *xr, int mt, size_t *stride) {
-  if (mt < 2) return false;
+AX bool even_stride(const qg_xfix_row *xr, int64_t m, size_t *stride) {
+  if (m < 2) return false;
   const ptrdiff_t s = xr[1].digits - xr[0].digits;
   if (s <= 0) return false;
-  for (int t = 2; t < mt; t++)
+  for (int64_t t = 2; t < m; t++)
     if (xr[t].digits - xr[0].digits != s * t) return false;
   *stride = (size_t)s;
   return true;
@@ -219,12 +219,13 @@ AX bool even_stride(const qg_xfix_row *xr, int mt, size_t *stride) {
 /* planes: -1 the rows form, 1 the planes form where the rows allow it,
  * 0 by QG_AMX_PLANES_MIN_M. */
 AX void amx_rows_g(const qg_cpu_job *job, int64_t row0, int64_t row1, const int g, int planes) {
+  size_t stride = 0;
+  const bool even = planes >= 0 && even_stride(job->xq, job->m, &stride); /* once a call */
   for (int64_t i = row0; i < row1; i += 16) {
     const int rows = row1 - i < 16 ? (int)(row1 - i) : 16;
     for (int64_t t0 = 0; t0 < job->m; t0 += AMX_ROWS) {
       const int mt = job->m - t0 < AMX_ROWS ? (int)(job->m - t0) : AMX_ROWS;
-      size_t stride = 0;
-      const bool pl = (planes > 0 || (planes == 0 && mt >= QG_AMX_PLANES_MIN_M)) && even_stride(&job->xq[t0], mt, &stride);
+      const bool pl = even && mt >= 2 && (planes > 0 || mt >= QG_AMX_PLANES_MIN_M);
       amx_group(job, i, rows, t0, mt, g, pl, stride);
     }
   }

@@ -12,7 +12,9 @@
 
 #include "q2_vnni_sums.h"
 
-QG_TARGET void qg_q2_vnni_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1) { rows_g(job, row0, row1, 64, false); }
+QG_TARGET void qg_q2_vnni_rows_g64(const qg_cpu_job *job, int64_t row0, int64_t row1) {
+  rows_g(job, row0, row1, 64, false);
+}
 QG_TARGET void qg_q2_vnni_rows_g128(const qg_cpu_job *job, int64_t row0, int64_t row1) {
   rows_g(job, row0, row1, 128, false);
 }

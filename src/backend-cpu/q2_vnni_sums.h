@@ -94,10 +94,14 @@ AI void block_sums(const grp *G, const int8_t *xd, const int32_t dsum[4], const 
     __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
     __m512i w0 = _mm512_and_si512(c, m03), w1 = _mm512_and_si512(c, m0c);
     __m512i w2 = _mm512_and_si512(h, m03), w3 = _mm512_and_si512(h, m0c);
-    a0 = dot4(a0, w0, xq4(xd, v, 0, 0, pm)), a1 = dot4(a1, w0, xq4(xd, v, 0, 1, pm)), a2 = dot4(a2, w0, xq4(xd, v, 0, 2, pm));
-    e0 = dot4(e0, w1, xq4(xd, v, 1, 0, pm)), e1 = dot4(e1, w1, xq4(xd, v, 1, 1, pm)), e2 = dot4(e2, w1, xq4(xd, v, 1, 2, pm));
-    h0 = dot4(h0, w2, xq4(xd, v, 2, 0, pm)), h1 = dot4(h1, w2, xq4(xd, v, 2, 1, pm)), h2 = dot4(h2, w2, xq4(xd, v, 2, 2, pm));
-    k0 = dot4(k0, w3, xq4(xd, v, 3, 0, pm)), k1 = dot4(k1, w3, xq4(xd, v, 3, 1, pm)), k2 = dot4(k2, w3, xq4(xd, v, 3, 2, pm));
+    a0 = dot4(a0, w0, xq4(xd, v, 0, 0, pm)), a1 = dot4(a1, w0, xq4(xd, v, 0, 1, pm));
+    a2 = dot4(a2, w0, xq4(xd, v, 0, 2, pm));
+    e0 = dot4(e0, w1, xq4(xd, v, 1, 0, pm)), e1 = dot4(e1, w1, xq4(xd, v, 1, 1, pm));
+    e2 = dot4(e2, w1, xq4(xd, v, 1, 2, pm));
+    h0 = dot4(h0, w2, xq4(xd, v, 2, 0, pm)), h1 = dot4(h1, w2, xq4(xd, v, 2, 1, pm));
+    h2 = dot4(h2, w2, xq4(xd, v, 2, 2, pm));
+    k0 = dot4(k0, w3, xq4(xd, v, 3, 0, pm)), k1 = dot4(k1, w3, xq4(xd, v, 3, 1, pm));
+    k2 = dot4(k2, w3, xq4(xd, v, 3, 2, pm));
   }
   a0 = _mm512_add_epi32(a0, h0), a1 = _mm512_add_epi32(a1, h1), a2 = _mm512_add_epi32(a2, h2);
   e0 = _mm512_add_epi32(e0, k0), e1 = _mm512_add_epi32(e1, k1), e2 = _mm512_add_epi32(e2, k2);
@@ -140,10 +144,14 @@ AI void block_sums_t2(const grp *G, const int8_t *xd, const int8_t *xe, const in
     __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
     __m512i w0 = _mm512_and_si512(c, m03), w1 = _mm512_and_si512(c, m0c);
     __m512i w2 = _mm512_and_si512(h, m03), w3 = _mm512_and_si512(h, m0c);
-    a0 = dot4(a0, w0, xq4(xd, v, 0, 0, pm)), a1 = dot4(a1, w0, xq4(xd, v, 0, 1, pm)), a2 = dot4(a2, w0, xq4(xd, v, 0, 2, pm)), a3 = dot4(a3, w0, xq4(xe, v, 0, 0, pm));
-    e0 = dot4(e0, w1, xq4(xd, v, 1, 0, pm)), e1 = dot4(e1, w1, xq4(xd, v, 1, 1, pm)), e2 = dot4(e2, w1, xq4(xd, v, 1, 2, pm)), e3 = dot4(e3, w1, xq4(xe, v, 1, 0, pm));
-    h0 = dot4(h0, w2, xq4(xd, v, 2, 0, pm)), h1 = dot4(h1, w2, xq4(xd, v, 2, 1, pm)), h2 = dot4(h2, w2, xq4(xd, v, 2, 2, pm)), h3 = dot4(h3, w2, xq4(xe, v, 2, 0, pm));
-    k0 = dot4(k0, w3, xq4(xd, v, 3, 0, pm)), k1 = dot4(k1, w3, xq4(xd, v, 3, 1, pm)), k2 = dot4(k2, w3, xq4(xd, v, 3, 2, pm)), k3 = dot4(k3, w3, xq4(xe, v, 3, 0, pm));
+    a0 = dot4(a0, w0, xq4(xd, v, 0, 0, pm)), a1 = dot4(a1, w0, xq4(xd, v, 0, 1, pm));
+    a2 = dot4(a2, w0, xq4(xd, v, 0, 2, pm)), a3 = dot4(a3, w0, xq4(xe, v, 0, 0, pm));
+    e0 = dot4(e0, w1, xq4(xd, v, 1, 0, pm)), e1 = dot4(e1, w1, xq4(xd, v, 1, 1, pm));
+    e2 = dot4(e2, w1, xq4(xd, v, 1, 2, pm)), e3 = dot4(e3, w1, xq4(xe, v, 1, 0, pm));
+    h0 = dot4(h0, w2, xq4(xd, v, 2, 0, pm)), h1 = dot4(h1, w2, xq4(xd, v, 2, 1, pm));
+    h2 = dot4(h2, w2, xq4(xd, v, 2, 2, pm)), h3 = dot4(h3, w2, xq4(xe, v, 2, 0, pm));
+    k0 = dot4(k0, w3, xq4(xd, v, 3, 0, pm)), k1 = dot4(k1, w3, xq4(xd, v, 3, 1, pm));
+    k2 = dot4(k2, w3, xq4(xd, v, 3, 2, pm)), k3 = dot4(k3, w3, xq4(xe, v, 3, 0, pm));
   }
   a0 = _mm512_add_epi32(a0, h0), a1 = _mm512_add_epi32(a1, h1), a2 = _mm512_add_epi32(a2, h2);
   e0 = _mm512_add_epi32(e0, k0), e1 = _mm512_add_epi32(e1, k1), e2 = _mm512_add_epi32(e2, k2);
@@ -167,14 +175,22 @@ AI void block_sums2(const grp *G, const int8_t *xd, const int8_t *yd, const int3
     __m512i c = load_codes(G, v), h = _mm512_srli_epi16(c, 4);
     __m512i w0 = _mm512_and_si512(c, m03), w1 = _mm512_and_si512(c, m0c);
     __m512i w2 = _mm512_and_si512(h, m03), w3 = _mm512_and_si512(h, m0c);
-    a0 = dot4(a0, w0, xq4(xd, v, 0, 0, pm)), a1 = dot4(a1, w0, xq4(xd, v, 0, 1, pm)), a2 = dot4(a2, w0, xq4(xd, v, 0, 2, pm));
-    b0 = dot4(b0, w0, xq4(yd, v, 0, 0, pm)), b1 = dot4(b1, w0, xq4(yd, v, 0, 1, pm)), b2 = dot4(b2, w0, xq4(yd, v, 0, 2, pm));
-    e0 = dot4(e0, w1, xq4(xd, v, 1, 0, pm)), e1 = dot4(e1, w1, xq4(xd, v, 1, 1, pm)), e2 = dot4(e2, w1, xq4(xd, v, 1, 2, pm));
-    f0 = dot4(f0, w1, xq4(yd, v, 1, 0, pm)), f1 = dot4(f1, w1, xq4(yd, v, 1, 1, pm)), f2 = dot4(f2, w1, xq4(yd, v, 1, 2, pm));
-    a0 = dot4(a0, w2, xq4(xd, v, 2, 0, pm)), a1 = dot4(a1, w2, xq4(xd, v, 2, 1, pm)), a2 = dot4(a2, w2, xq4(xd, v, 2, 2, pm));
-    b0 = dot4(b0, w2, xq4(yd, v, 2, 0, pm)), b1 = dot4(b1, w2, xq4(yd, v, 2, 1, pm)), b2 = dot4(b2, w2, xq4(yd, v, 2, 2, pm));
-    e0 = dot4(e0, w3, xq4(xd, v, 3, 0, pm)), e1 = dot4(e1, w3, xq4(xd, v, 3, 1, pm)), e2 = dot4(e2, w3, xq4(xd, v, 3, 2, pm));
-    f0 = dot4(f0, w3, xq4(yd, v, 3, 0, pm)), f1 = dot4(f1, w3, xq4(yd, v, 3, 1, pm)), f2 = dot4(f2, w3, xq4(yd, v, 3, 2, pm));
+    a0 = dot4(a0, w0, xq4(xd, v, 0, 0, pm)), a1 = dot4(a1, w0, xq4(xd, v, 0, 1, pm));
+    a2 = dot4(a2, w0, xq4(xd, v, 0, 2, pm));
+    b0 = dot4(b0, w0, xq4(yd, v, 0, 0, pm)), b1 = dot4(b1, w0, xq4(yd, v, 0, 1, pm));
+    b2 = dot4(b2, w0, xq4(yd, v, 0, 2, pm));
+    e0 = dot4(e0, w1, xq4(xd, v, 1, 0, pm)), e1 = dot4(e1, w1, xq4(xd, v, 1, 1, pm));
+    e2 = dot4(e2, w1, xq4(xd, v, 1, 2, pm));
+    f0 = dot4(f0, w1, xq4(yd, v, 1, 0, pm)), f1 = dot4(f1, w1, xq4(yd, v, 1, 1, pm));
+    f2 = dot4(f2, w1, xq4(yd, v, 1, 2, pm));
+    a0 = dot4(a0, w2, xq4(xd, v, 2, 0, pm)), a1 = dot4(a1, w2, xq4(xd, v, 2, 1, pm));
+    a2 = dot4(a2, w2, xq4(xd, v, 2, 2, pm));
+    b0 = dot4(b0, w2, xq4(yd, v, 2, 0, pm)), b1 = dot4(b1, w2, xq4(yd, v, 2, 1, pm));
+    b2 = dot4(b2, w2, xq4(yd, v, 2, 2, pm));
+    e0 = dot4(e0, w3, xq4(xd, v, 3, 0, pm)), e1 = dot4(e1, w3, xq4(xd, v, 3, 1, pm));
+    e2 = dot4(e2, w3, xq4(xd, v, 3, 2, pm));
+    f0 = dot4(f0, w3, xq4(yd, v, 3, 0, pm)), f1 = dot4(f1, w3, xq4(yd, v, 3, 1, pm));
+    f2 = dot4(f2, w3, xq4(yd, v, 3, 2, pm));
   }
   A[0] = _mm512_add_epi32(a0, _mm512_srai_epi32(e0, 2)), A[1] = _mm512_add_epi32(a1, _mm512_srai_epi32(e1, 2));
   A[2] = _mm512_add_epi32(a2, _mm512_srai_epi32(e2, 2));
