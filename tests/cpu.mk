@@ -14,6 +14,13 @@ EXTRA_DIST += scripts/arm-check.sh
 arm-check:
 	$(SHELL) $(top_srcdir)/scripts/arm-check.sh
 
+# The AVX-512 and AMX proof on AVX2 machines: the library built with those
+# intrinsics emulated (src/backend-cpu/x86_emu.h, SIMDe), then the whole
+# suite with avx512, avx512vnni and avx512amx required.
+EXTRA_DIST += scripts/x86-emu-check.sh
+x86-emu-check:
+	$(SHELL) $(top_srcdir)/scripts/x86-emu-check.sh
+
 # Inputs crafted against integer activations, on every level.
 check_PROGRAMS += tests/test_adversarial
 tests_test_adversarial_SOURCES = tests/test_adversarial.c

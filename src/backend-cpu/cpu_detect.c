@@ -46,6 +46,14 @@ bool qg_cpu_has_avx2(void) {
   return cpu && (xcr & XCR0_YMM) == XCR0_YMM;
 }
 
+#if defined(QG_X86_EMU)
+/* x86_emu.h's build (scripts/x86-emu-check.sh): the AVX-512 and AMX levels
+ * run emulated on AVX2, with no tile permission to ask for. */
+bool qg_cpu_has_avx512(void) { return qg_cpu_has_avx2(); }
+bool qg_cpu_has_avx512vnni(void) { return qg_cpu_has_avx2(); }
+bool qg_cpu_has_avx512amx(void) { return qg_cpu_has_avx2(); }
+const char *qg_cpu_amx_request(void) { return NULL; }
+#else
 bool qg_cpu_has_avx512(void) {
   uint32_t ecx1, ebx7;
   uint64_t xcr;
@@ -104,6 +112,7 @@ const char *qg_cpu_amx_request(void) {
   return "AMX tiles need Linux's arch_prctl permission";
 #endif
 }
+#endif /* QG_X86_EMU */
 
 bool qg_cpu_has_neon(void) { return false; }
 bool qg_cpu_has_neondot(void) { return false; }

@@ -23,7 +23,7 @@
  *   Per code byte: 0.5 decode instructions + 0.25 FMA.
  */
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "x86_intrin.h"
 #include <string.h>
 
 #include "../core/layouts.h"
@@ -33,8 +33,13 @@
 #define QG_PRIM static inline __attribute__((always_inline)) QG_TARGET
 
 typedef __m512 qv;
-/* An empty asm that claims to change v: the value must sit in a register. */
+/* An empty asm that claims to change v: the value must sit in a register
+ * (in memory under QG_X86_EMU, where no register holds 512 bits). */
+#if defined(QG_X86_EMU)
+#define QV_REG(v) __asm__("" : "+m"(v))
+#else
 #define QV_REG(v) __asm__("" : "+v"(v))
+#endif
 #define QV_LANES 16
 
 QG_PRIM qv qv_zero(void) { return _mm512_setzero_ps(); }

@@ -26,4 +26,5 @@ libqgemv_la_SOURCES += \
 	src/backend-cpu/q2_vnni.c src/backend-cpu/q2_vnni_sums.h \
 	src/backend-cpu/q2_amx.c \
 	src/backend-cpu/xfix_avx2.c \
-	src/backend-cpu/rows16.h
+	src/backend-cpu/rows16.h \
+	src/backend-cpu/x86_intrin.h src/backend-cpu/x86_emu.h

@@ -18,7 +18,7 @@
  * with the weight in cache (NOTES-cpu v17).
  */
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "x86_intrin.h"
 
 #include "../core/layouts.h"
 #include "cpu.h"

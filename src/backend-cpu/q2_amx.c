@@ -31,7 +31,7 @@
  * where the tiles start to pay).
  */
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "x86_intrin.h"
 #include <stdbool.h>
 #include <string.h>
 

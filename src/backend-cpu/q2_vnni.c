@@ -5,7 +5,7 @@
  * the digits plane-major, the avx512amx level.
  */
 #if defined(__x86_64__)
-#include <immintrin.h>
+#include "x86_intrin.h"
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>

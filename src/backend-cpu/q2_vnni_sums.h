@@ -37,8 +37,9 @@
 #ifndef QG_Q2_VNNI_SUMS_H
 #define QG_Q2_VNNI_SUMS_H
 
-#include <immintrin.h>
+#include "x86_intrin.h"
 #include <stdbool.h>
+#include <string.h>
 
 #include "cpu.h"
 #include "cpu_interleave.h"
@@ -53,8 +54,14 @@
  * does not do by itself (it emits a separate vpbroadcastd, measured 0-20%
  * slower). */
 AI __m512i dot4(__m512i acc, __m512i w, const int8_t *p) {
+#if defined(QG_X86_EMU)
+  int32_t b;
+  memcpy(&b, p, sizeof b);
+  return _mm512_dpbusd_epi32(acc, w, _mm512_set1_epi32(b));
+#else
   __asm__("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*(const int32_t *)p));
   return acc;
+#endif
 }
 
 /* Where digit plane p of elements 16v + 4f .. 16v + 4f + 3 of a block

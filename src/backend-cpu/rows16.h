@@ -6,7 +6,7 @@
 #ifndef QG_ROWS16_H
 #define QG_ROWS16_H
 
-#include <immintrin.h>
+#include "x86_intrin.h"
 
 #include "cpu.h"
 #include "prefetch.h"
