@@ -36,3 +36,10 @@ tests_test_xfix_avx2_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/backend-cpu
 tests_test_xfix_avx2_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_test_xfix_avx2_LDADD = $(CHECK_LIBS) -lm
 TESTS += tests/test_xfix_avx2
+
+# x86_emu.h (scripts/x86-emu-check.sh's emulation of AVX-512 and AMX)
+# against the real instructions; SKIP where the CPU lacks them.
+check_PROGRAMS += tests/test_x86_emu
+tests_test_x86_emu_SOURCES = tests/test_x86_emu.c
+tests_test_x86_emu_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/backend-cpu
+TESTS += tests/test_x86_emu

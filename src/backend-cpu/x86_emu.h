@@ -24,12 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if !defined(QG_X86_EMU_TEST)
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx512.h>
-
-/* The levels' functions carry target("avx512f,...") and the like: make
- * every such attribute AVX2's, the instructions this build may run. */
-#define target(isa) target("avx2,fma,f16c")
+#endif
 
 #define QE static inline __attribute__((always_inline, unused))
 
@@ -75,8 +73,6 @@ QE __m512i qe_srai_epi32(__m512i a, unsigned n) {
   for (int l = 0; l < 16; l++) v.i32[l] = n > 31 ? (v.i32[l] < 0 ? -1 : 0) : v.i32[l] >> n;
   return v.i;
 }
-#undef _mm512_srai_epi32
-#define _mm512_srai_epi32(a, n) qe_srai_epi32((a), (n))
 
 /* Masked loads read only the selected elements (the hardware suppresses
  * faults on the others, and the kernels rely on it at a matrix's end). */
@@ -86,12 +82,8 @@ QE __m512i qe_maskz_loadu_epi32(uint16_t k, const void *p) {
     if ((k >> l) & 1) memcpy(&v.i32[l], (const char *)p + 4 * l, 4);
   return v.i;
 }
-#undef _mm512_maskz_loadu_epi32
-#define _mm512_maskz_loadu_epi32(k, p) qe_maskz_loadu_epi32((k), (p))
 
 QE __m512 qe_maskz_loadu_ps(uint16_t k, const void *p) { return qe_i(qe_maskz_loadu_epi32(k, p)).f; }
-#undef _mm512_maskz_loadu_ps
-#define _mm512_maskz_loadu_ps(k, p) qe_maskz_loadu_ps((k), (p))
 
 QE __m256i qe_256_maskz_loadu_epi16(uint16_t k, const void *p) {
   int16_t h[16] = {0};
@@ -99,8 +91,6 @@ QE __m256i qe_256_maskz_loadu_epi16(uint16_t k, const void *p) {
     if ((k >> l) & 1) memcpy(&h[l], (const char *)p + 2 * l, 2);
   return _mm256_loadu_si256((const __m256i *)h);
 }
-#undef _mm256_maskz_loadu_epi16
-#define _mm256_maskz_loadu_epi16(k, p) qe_256_maskz_loadu_epi16((k), (p))
 
 /* vcmpps with NEQ_UQ: true where either is NaN, as C's != */
 QE uint16_t qe_cmpneq_ps_mask(__m512 a, __m512 b) {
@@ -109,8 +99,6 @@ QE uint16_t qe_cmpneq_ps_mask(__m512 a, __m512 b) {
   for (int l = 0; l < 16; l++) k |= (uint16_t)((x.f32[l] != y.f32[l]) << l);
   return k;
 }
-#undef _mm512_cmpneq_ps_mask
-#define _mm512_cmpneq_ps_mask(a, b) qe_cmpneq_ps_mask((a), (b))
 
 /* vpmovdb: truncation */
 QE __m128i qe_cvtepi32_epi8(__m512i a) {
@@ -119,8 +107,6 @@ QE __m128i qe_cvtepi32_epi8(__m512i a) {
   for (int l = 0; l < 16; l++) b[l] = (int8_t)(uint8_t)(uint32_t)v.i32[l];
   return _mm_loadu_si128((const __m128i *)b);
 }
-#undef _mm512_cvtepi32_epi8
-#define _mm512_cvtepi32_epi8(a) qe_cvtepi32_epi8(a)
 
 QE __m512i qe_cvtepu8_epi32(__m128i a) {
   uint8_t b[16];
@@ -129,8 +115,6 @@ QE __m512i qe_cvtepu8_epi32(__m128i a) {
   for (int l = 0; l < 16; l++) v.i32[l] = b[l];
   return v.i;
 }
-#undef _mm512_cvtepu8_epi32
-#define _mm512_cvtepu8_epi32(a) qe_cvtepu8_epi32(a)
 
 /* int32 -> f32 rounds to nearest even (the default MXCSR), as C's cast */
 QE __m512 qe_cvtepi32_ps(__m512i a) {
@@ -138,8 +122,6 @@ QE __m512 qe_cvtepi32_ps(__m512i a) {
   for (int l = 0; l < 16; l++) v.f32[l] = (float)v.i32[l];
   return v.f;
 }
-#undef _mm512_cvtepi32_ps
-#define _mm512_cvtepi32_ps(a) qe_cvtepi32_ps(a)
 
 QE __m512d qe_cvtepi32_pd(__m256i a) {
   int32_t s[8];
@@ -148,8 +130,6 @@ QE __m512d qe_cvtepi32_pd(__m256i a) {
   for (int l = 0; l < 8; l++) v.f64[l] = s[l];
   return v.d;
 }
-#undef _mm512_cvtepi32_pd
-#define _mm512_cvtepi32_pd(a) qe_cvtepi32_pd(a)
 
 QE __m512d qe_cvtps_pd(__m256 a) {
   float s[8];
@@ -158,8 +138,6 @@ QE __m512d qe_cvtps_pd(__m256 a) {
   for (int l = 0; l < 8; l++) v.f64[l] = s[l];
   return v.d;
 }
-#undef _mm512_cvtps_pd
-#define _mm512_cvtps_pd(a) qe_cvtps_pd(a)
 
 QE __m256 qe_cvtpd_ps(__m512d a) {
   qe_v512 v = qe_d(a);
@@ -167,8 +145,6 @@ QE __m256 qe_cvtpd_ps(__m512d a) {
   for (int l = 0; l < 8; l++) s[l] = (float)v.f64[l];
   return _mm256_loadu_ps(s);
 }
-#undef _mm512_cvtpd_ps
-#define _mm512_cvtpd_ps(a) qe_cvtpd_ps(a)
 
 /* The 256-bit instructions on each half: the same rounding (vcvtps2dq:
  * nearest even, 0x80000000 out of range) and the same f16 conversion. */
@@ -178,8 +154,6 @@ QE __m512i qe_cvtps_epi32(__m512 a) {
   _mm256_storeu_si256((__m256i *)&r.i32[8], _mm256_cvtps_epi32(_mm256_loadu_ps(&v.f32[8])));
   return r.i;
 }
-#undef _mm512_cvtps_epi32
-#define _mm512_cvtps_epi32(a) qe_cvtps_epi32(a)
 
 QE __m512 qe_cvtph_ps(__m256i a) {
   qe_v512 r;
@@ -187,8 +161,6 @@ QE __m512 qe_cvtph_ps(__m256i a) {
   _mm256_storeu_ps(&r.f32[8], _mm256_cvtph_ps(_mm256_extracti128_si256(a, 1)));
   return r.f;
 }
-#undef _mm512_cvtph_ps
-#define _mm512_cvtph_ps(a) qe_cvtph_ps(a)
 
 /* vpermilps: each 128-bit lane picks among its own 4 floats */
 QE __m512 qe_permutevar_ps(__m512 a, __m512i idx) {
@@ -196,8 +168,6 @@ QE __m512 qe_permutevar_ps(__m512 a, __m512i idx) {
   for (int l = 0; l < 16; l++) r.f32[l] = v.f32[(l & ~3) + (s.i32[l] & 3)];
   return r.f;
 }
-#undef _mm512_permutevar_ps
-#define _mm512_permutevar_ps(a, idx) qe_permutevar_ps((a), (idx))
 
 /* vscalefps: a 2^floor(b), rounded once (so exact unless it underflows
  * or overflows), subnormals kept: the default MXCSR (DAZ and FTZ off).
@@ -219,10 +189,6 @@ QE __m512 qe_mask_scalef_ps(__m512 src, uint16_t k, __m512 a, __m512 b) {
     if ((k >> l) & 1) r.f32[l] = s.f32[l];
   return r.f;
 }
-#undef _mm512_scalef_ps
-#define _mm512_scalef_ps(a, b) qe_scalef_ps((a), (b))
-#undef _mm512_mask_scalef_ps
-#define _mm512_mask_scalef_ps(src, k, a, b) qe_mask_scalef_ps((src), (k), (a), (b))
 
 /* The reductions are sequences GCC's headers define; the same order
  * (upper half + lower half, then again, then the last pair) gives the
@@ -233,8 +199,6 @@ QE int qe_reduce_add_epi32(__m512i a) {
   for (int l = 0; l < 16; l++) s += (uint32_t)v.i32[l]; /* wraps, as vpaddd */
   return (int)s;
 }
-#undef _mm512_reduce_add_epi32
-#define _mm512_reduce_add_epi32(a) qe_reduce_add_epi32(a)
 
 QE double qe_reduce_add_pd(__m512d a) {
   qe_v512 v = qe_d(a);
@@ -243,8 +207,6 @@ QE double qe_reduce_add_pd(__m512d a) {
   for (int l = 0; l < 2; l++) u[l] = t[2 + l] + t[l];
   return u[0] + u[1];
 }
-#undef _mm512_reduce_add_pd
-#define _mm512_reduce_add_pd(a) qe_reduce_add_pd(a)
 
 /* vmaxps's rule: the second operand where either is NaN or both are 0 */
 QE float qe_max1(float a, float b) { return a > b ? a : b; }
@@ -256,8 +218,6 @@ QE float qe_reduce_max_ps(__m512 a) {
   for (int l = 0; l < 2; l++) w[l] = qe_max1(u[l], u[2 + l]);
   return qe_max1(w[0], w[1]);
 }
-#undef _mm512_reduce_max_ps
-#define _mm512_reduce_max_ps(a) qe_reduce_max_ps(a)
 
 /* ---- AMX: the tile state of the calling thread and its instructions,
  * with the checks whose failure is #UD on hardware made fatal here. ---- */
@@ -344,17 +304,64 @@ QE void qe_tile_dpbsud(int c, int a, int b) {
     }
 }
 
+/* ---- The intrinsics' names for the level files. tests/test_x86_emu.c
+ * defines QG_X86_EMU_TEST to call the qe_ and simde_ functions beside the
+ * real instructions instead. ---- */
+#if !defined(QG_X86_EMU_TEST)
+#undef _mm512_srai_epi32
+#define _mm512_srai_epi32(a, n) qe_srai_epi32((a), (n))
+#undef _mm512_maskz_loadu_epi32
+#define _mm512_maskz_loadu_epi32(k, p) qe_maskz_loadu_epi32((k), (p))
+#undef _mm512_maskz_loadu_ps
+#define _mm512_maskz_loadu_ps(k, p) qe_maskz_loadu_ps((k), (p))
+#undef _mm256_maskz_loadu_epi16
+#define _mm256_maskz_loadu_epi16(k, p) qe_256_maskz_loadu_epi16((k), (p))
+#undef _mm512_cmpneq_ps_mask
+#define _mm512_cmpneq_ps_mask(a, b) qe_cmpneq_ps_mask((a), (b))
+#undef _mm512_cvtepi32_epi8
+#define _mm512_cvtepi32_epi8(a) qe_cvtepi32_epi8(a)
+#undef _mm512_cvtepu8_epi32
+#define _mm512_cvtepu8_epi32(a) qe_cvtepu8_epi32(a)
+#undef _mm512_cvtepi32_ps
+#define _mm512_cvtepi32_ps(a) qe_cvtepi32_ps(a)
+#undef _mm512_cvtepi32_pd
+#define _mm512_cvtepi32_pd(a) qe_cvtepi32_pd(a)
+#undef _mm512_cvtps_pd
+#define _mm512_cvtps_pd(a) qe_cvtps_pd(a)
+#undef _mm512_cvtpd_ps
+#define _mm512_cvtpd_ps(a) qe_cvtpd_ps(a)
+#undef _mm512_cvtps_epi32
+#define _mm512_cvtps_epi32(a) qe_cvtps_epi32(a)
+#undef _mm512_cvtph_ps
+#define _mm512_cvtph_ps(a) qe_cvtph_ps(a)
+#undef _mm512_permutevar_ps
+#define _mm512_permutevar_ps(a, idx) qe_permutevar_ps((a), (idx))
+#undef _mm512_scalef_ps
+#define _mm512_scalef_ps(a, b) qe_scalef_ps((a), (b))
+#undef _mm512_mask_scalef_ps
+#define _mm512_mask_scalef_ps(src, k, a, b) qe_mask_scalef_ps((src), (k), (a), (b))
+#undef _mm512_reduce_add_epi32
+#define _mm512_reduce_add_epi32(a) qe_reduce_add_epi32(a)
+#undef _mm512_reduce_add_pd
+#define _mm512_reduce_add_pd(a) qe_reduce_add_pd(a)
+#undef _mm512_reduce_max_ps
+#define _mm512_reduce_max_ps(a) qe_reduce_max_ps(a)
 #undef _tile_loadconfig
-#undef _tile_release
-#undef _tile_zero
-#undef _tile_loadd
-#undef _tile_stored
-#undef _tile_dpbsud
 #define _tile_loadconfig(p) qe_tile_loadconfig(p)
+#undef _tile_release
 #define _tile_release() qe_tile_release()
+#undef _tile_zero
 #define _tile_zero(t) qe_tile_zero(t)
+#undef _tile_loadd
 #define _tile_loadd(t, base, stride) qe_tile_loadd((t), (base), (long)(stride))
+#undef _tile_stored
 #define _tile_stored(t, base, stride) qe_tile_stored((t), (base), (long)(stride))
+#undef _tile_dpbsud
 #define _tile_dpbsud(c, a, b) qe_tile_dpbsud((c), (a), (b))
+
+/* The levels' functions carry target("avx512f,...") and the like: make
+ * every such attribute AVX2's, the instructions this build may run. */
+#define target(isa) target("avx2,fma,f16c")
+#endif
 
 #endif /* QG_X86_EMU_H */

@@ -15,18 +15,21 @@
 # (issue 12's host target: ggml TQ2_0 at 1-16 threads, v21), and
 # avx512vnni against v30's library (da869dd): q2_vnni_sums.h's refactor
 # changed GCC's code for that level (same integers), speed unmeasured.
-# NOT RUN in v31 (no device lent after run 1); ready for the next session.
+# (0, added in v32) test_x86_emu: x86-emu-check's emulation (x86_emu.h)
+# against this host's AVX-512 and AMX instructions, bit for bit.
+# NOT RUN in v31 or v32 (no device lent); ready for the next session.
 # Here: make -C bench/cpu-lab amx-probe q2-amx-hot BUILD=/tmp/b90;
 #   make -C /tmp/b90 tests/test_adversarial tests/test_cpu_levels; then
 #   (/tmp/bv30: a CPU-only build of da869dd) xz -c /tmp/bv30/.libs/libqgemv.so.0.0.0 > /tmp/libqgemv-v30.so.xz
 #   bash ../shared/gpu/pack.sh /tmp/b90 bench/run-common.sh bench/cpu-lab/amx-probe bench/cpu-lab/q2-amx-hot \
 #     bench/results/v31/h200-run2.sh /tmp/b90/tests/.libs/test_adversarial /tmp/b90/tests/.libs/test_cpu_levels \
-#     /tmp/libqgemv-v30.so.xz
+#     /tmp/libqgemv-v30.so.xz /tmp/b90/tests/test_x86_emu   (make -C /tmp/b90 tests/test_x86_emu first)
 # there: source .gpu/pack/env.sh; OUT=$OUT bash .gpu/pack/bin/h200-run2.sh
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 RUN=run2; source "$here/run-common.sh"
 uptime > "$O/uptime-start.txt"
+timeout 60 "$here/test_x86_emu" > "$O/test_x86_emu.txt" 2>&1; step test_x86_emu; tail -4 "$O/test_x86_emu.txt"
 taskset -c 2 "$here/amx-probe" 100 > "$O/amx-probe.txt" 2>&1; step amx-probe; cat "$O/amx-probe.txt"
 for a in "64 4096 128" "64 4096 64" "64 4096 128 200 bf16" "512 8192 128 20"; do
   f=$O/q2-amx-hot-${a// /-}.txt
