@@ -71,6 +71,11 @@ static void make_build_info(void) {
   for (int i = 0; i < qg_cpu_level_count && used < sizeof build_info; i++)
     if (qg_cpu_level_built(qg_cpu_levels[i]))
       used += (size_t)snprintf(build_info + used, sizeof build_info - used, " %s", qg_cpu_levels[i]->name);
+#if defined(QG_X86_EMU)
+  /* scripts/x86-emu-check.sh's build: say so wherever the build is shown */
+  if (used < sizeof build_info)
+    snprintf(build_info + used, sizeof build_info - used, " (AVX-512 and AMX emulated: a test build)");
+#endif
 }
 
 static const char *cpu_build_info(void) {
