@@ -18,7 +18,7 @@
 # (0, added in v32) test_x86_emu: x86-emu-check's emulation (x86_emu.h)
 # against this host's AVX-512 and AMX instructions, bit for bit.
 # NOT RUN in v31 or v32 (no device lent); ready for the next session.
-# Here: make -C bench/cpu-lab amx-probe q2-amx-hot BUILD=/tmp/b90;
+# Here: bash bench/results/v32/prepare-run2.sh does all of the following. make -C bench/cpu-lab amx-probe q2-amx-hot BUILD=/tmp/b90;
 #   make -C /tmp/b90 tests/test_adversarial tests/test_cpu_levels; then
 #   (/tmp/bv30: a CPU-only build of da869dd) xz -c /tmp/bv30/.libs/libqgemv.so.0.0.0 > /tmp/libqgemv-v30.so.xz
 #   bash ../shared/gpu/pack.sh /tmp/b90 bench/run-common.sh bench/cpu-lab/amx-probe bench/cpu-lab/q2-amx-hot \
