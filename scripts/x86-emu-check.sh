@@ -17,7 +17,10 @@
 # generated ./configure (./autogen.sh). Also: make x86-emu-check.
 #
 # Usage: scripts/x86-emu-check.sh [BUILD_DIR]   (default: a fresh temp dir)
-# Environment: X86_EMU_CHECK_JOBS.
+# Environment: X86_EMU_CHECK_JOBS; X86_EMU_CHECK_SANITIZERS=1 builds with
+# ASan and UBSan (--enable-sanitizers, -O1, without -Werror as CI's
+# sanitizer build), so that the AVX-512 and AMX kernels' memory accesses
+# are checked too, which no native run does; several times slower.
 set -eu
 
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,8 +62,13 @@ fi
 # -mavx2 -mfma -mf16c: SIMDe then builds each 512-bit operation from two
 # native 256-bit ones. -Wno-psabi: GCC notes that 512-bit vector values
 # passed without AVX-512 use another ABI, which is so within this build.
-"$src/configure" --without-cuda --enable-werror CPPFLAGS="-DQG_X86_EMU" \
-  CFLAGS="-O2 -g -mavx2 -mfma -mf16c -Wno-psabi" >configure.log 2>&1 ||
+if [ "${X86_EMU_CHECK_SANITIZERS:-0}" = 1 ]; then
+  mode="--enable-sanitizers" opt=-O1
+else
+  mode="--enable-werror" opt=-O2
+fi
+"$src/configure" --without-cuda $mode CPPFLAGS="-DQG_X86_EMU" \
+  CFLAGS="$opt -g -mavx2 -mfma -mf16c -Wno-psabi" >configure.log 2>&1 ||
   { tail -30 configure.log; echo "x86-emu-check: configure failed" >&2; exit 1; }
 make -j"$jobs" >build.log 2>&1 || { tail -40 build.log; echo "x86-emu-check: build failed" >&2; exit 1; }
 
