@@ -42,30 +42,8 @@ for pc in hwloc check; do
     exit 1
   }
 done
-[ -x "$srcdir/configure" ] || { echo "arm-check: $srcdir/configure missing: run ./autogen.sh first" >&2; exit 1; }
-
-if [ $# -ge 1 ]; then
-  build=$1
-  mkdir -p "$build"
-else
-  build=$(mktemp -d "${TMPDIR:-/tmp}/qgemv-arm-check.XXXXXX")
-  trap 'rm -rf "$build"' EXIT
-fi
-build=$(cd "$build" && pwd)
-echo "arm-check: building in $build"
-cd "$build"
-
-# autoconf refuses to configure a source tree again from elsewhere once it
-# has been configured in place (as CI does): then cross-build a clean copy
-# of the distributed sources, made by the tree's own distdir rule.
-src=$srcdir
-if [ -f "$srcdir/config.status" ]; then
-  make -C "$srcdir" distdir distdir="$build/src" >distdir.log 2>&1 ||
-    { tail -20 distdir.log; echo "arm-check: make distdir failed" >&2; exit 1; }
-  src=$build/src
-  mkdir -p obj
-  cd obj
-fi
+name=arm-check
+. "$srcdir/scripts/check-build-dir.sh"
 
 # Static libqgemv so that the test is a plain AArch64 executable (no libtool
 # wrapper script for the emulator to trip over); hwloc, check and libc come

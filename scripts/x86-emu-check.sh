@@ -34,30 +34,8 @@ for flag in avx2 fma f16c; do
 done
 [ -f /usr/include/simde/x86/avx512.h ] ||
   { echo "x86-emu-check: SIMDe missing: apt-get install libsimde-dev" >&2; exit 1; }
-[ -x "$srcdir/configure" ] || { echo "x86-emu-check: $srcdir/configure missing: run ./autogen.sh first" >&2; exit 1; }
-
-if [ $# -ge 1 ]; then
-  build=$1
-  mkdir -p "$build"
-else
-  build=$(mktemp -d "${TMPDIR:-/tmp}/qgemv-x86-emu-check.XXXXXX")
-  trap 'rm -rf "$build"' EXIT
-fi
-build=$(cd "$build" && pwd)
-echo "x86-emu-check: building in $build"
-cd "$build"
-
-# As in arm-check.sh: a source tree configured in place (as CI does) cannot
-# be configured again from elsewhere, so build a copy of the distributed
-# sources then.
-src=$srcdir
-if [ -f "$srcdir/config.status" ]; then
-  make -C "$srcdir" distdir distdir="$build/src" >distdir.log 2>&1 ||
-    { tail -20 distdir.log; echo "x86-emu-check: make distdir failed" >&2; exit 1; }
-  src=$build/src
-  mkdir -p obj
-  cd obj
-fi
+name=x86-emu-check
+. "$srcdir/scripts/check-build-dir.sh"
 
 # -mavx2 -mfma -mf16c: SIMDe then builds each 512-bit operation from two
 # native 256-bit ones. -Wno-psabi: GCC notes that 512-bit vector values

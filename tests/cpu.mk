@@ -10,7 +10,7 @@ TESTS += tests/test_cpu_levels
 # The Arm proof: cross-build for AArch64 and run test_cpu_levels and
 # test_adversarial under qemu-aarch64 with the levels it names (neon,
 # neondot, scalar) required (packages listed in the script).
-EXTRA_DIST += scripts/arm-check.sh
+EXTRA_DIST += scripts/arm-check.sh scripts/check-build-dir.sh
 arm-check:
 	$(SHELL) $(top_srcdir)/scripts/arm-check.sh
 
