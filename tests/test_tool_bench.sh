@@ -13,6 +13,9 @@ rows=$((4 * nformats)) # 2 shapes x 2 m per format
 [ "$(grep -c '128x1024' "$scratch/out")" -eq $((rows / 2)) ] || fail "bench table lacks the 128x1024 rows"
 [ "$(wc -l <"$scratch/b.csv")" -eq $((rows + 1)) ] || fail "CSV should have a header and $rows rows"
 head -n 1 "$scratch/b.csv" | grep -q '^preset,layer,n,k,format,dtype,m,' || fail "CSV header"
+# the probe again after the rows, beside the start's
+grep -q '^streaming read bandwidth at the end [0-9.]* GB/s ([-+][0-9]*% from the start.s [0-9.]*' "$scratch/out" ||
+  fail "bench printed no end-of-run read bandwidth"
 
 # --iters and --json to stdout (the table then stays off stdout)
 expect_status 0 "$tool" bench --backend cpu --shape 64x1024 --format nf4 --dtype f32 --rmsnorm --iters 3 --no-baseline \
@@ -21,6 +24,7 @@ cp "$scratch/out" "$scratch/stdout.json"
 
 have jq || skip "jq is not installed: cannot check the JSON (apt-get install jq)"
 jq_true "$scratch/b.json" '.tool == "qgemv bench" and .version != null and .read_bandwidth_gbs > 0'
+jq_true "$scratch/b.json" '.read_bandwidth_end_gbs > 0'
 jq_true "$scratch/b.json" '.machine.device.backend == "cpu" and .machine.device.threads > 0'
 jq_true "$scratch/b.json" '.command | test("bench --backend cpu --shape 128x1024")'
 jq_true "$scratch/b.json" "(.rows | length == $rows) and .finished"
@@ -48,6 +52,7 @@ done
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 jq_true "$scratch/k.json" '.finished == false and (.rows | length) >= 2 and (.rows | length) < 12'
+jq_true "$scratch/k.json" '.read_bandwidth_end_gbs == null'
 jq_true "$scratch/k.json" '[.rows[] | .ok and .gbs > 0] | all'
 rows=$(jq '.rows | length' "$scratch/k.json")
 lines=$(($(wc -l <"$scratch/k.csv") - 1))

@@ -175,7 +175,8 @@ typedef struct bench_baseline {
 typedef struct bench_run {
   const bench_opts *o;
   qgemv_device_info info;
-  double read_gbs;
+  double read_gbs;     /* the probe before the rows: their %read is of it */
+  double read_gbs_end; /* the probe again after the rows; NaN until then */
   uint64_t working_set;
   double load_avg; /* 1-minute load when the run began; < 0 unknown */
   char started[32];

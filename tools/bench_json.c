@@ -106,6 +106,7 @@ void bench_write_json(FILE *f, const bench_run *run) {
   for (int i = 0; i < tool_env_var_count; i++) json_str(&j, tool_env_vars[i], getenv(tool_env_vars[i]));
   json_obj_end(&j);
   json_num(&j, "read_bandwidth_gbs", run->read_gbs);
+  json_num(&j, "read_bandwidth_end_gbs", run->read_gbs_end); /* null until the rows are done */
   json_obj_begin(&j, "options");
   json_num(&j, "min_time_s", o->iters ? NAN : o->min_time);
   if (o->iters)

@@ -80,6 +80,14 @@ void bench_table_footer(FILE *f, const bench_run *run) {
             (long long)s->m, s->seconds * 1e3, s->bytes / s->seconds / 1e9, dense);
   }
   fputc('\n', f);
+  if (isfinite(run->read_gbs) && isfinite(run->read_gbs_end) && run->read_gbs > 0) {
+    const double moved = run->read_gbs_end / run->read_gbs - 1.0;
+    fprintf(f, "streaming read bandwidth at the end %.1f GB/s (%+.0f%% from the start's %.1f, which %%read is of)\n",
+            run->read_gbs_end, 100.0 * moved, run->read_gbs);
+    if (fabs(moved) > 0.10)
+      fprintf(f, "~drift: the machine's read bandwidth moved by more than 10%% during the run (other work on a\n"
+                 "        shared host or VM): rows of this run may differ by as much for that reason alone\n");
+  }
   absent_reasons(f, run);
   for (int i = 0; i < run->nrows; i++)
     if (run->rows[i].q.ok && run->rows[i].q.working_set < 8 * run->info.llc_bytes) {

@@ -212,6 +212,10 @@ static int run_bench(bench_run *run, bench_record *rec) {
   if (table) bench_table_header(table, run);
   bench_record_start(rec, run);
   failed += measure_all(run, ctx, table, rec);
+  /* Shared machines (VMs, a busy host) change their read bandwidth within a
+   * run; a second probe shows by how much the rows' ceiling moved. */
+  if (isfinite(run->read_gbs) && qgemv_measure_read_bandwidth(ctx, 0, &run->read_gbs_end) != QGEMV_OK)
+    run->read_gbs_end = NAN;
   progress_clear();
   if (table) bench_table_footer(table, run);
   bench_graph_close(run->graph);
@@ -230,7 +234,7 @@ int cmd_bench(int argc, char **argv) {
     bench_model_close(&o);
     return rc;
   }
-  bench_run run = {.o = &o};
+  bench_run run = {.o = &o, .read_gbs_end = NAN};
   rc = run_bench(&run, &rec);
   if (bench_record_close(&rec, &run) != 0) rc = 1;
   free(run.rows);

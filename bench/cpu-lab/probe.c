@@ -16,7 +16,12 @@
  *   inter     threads take 64 KiB chunks in turn (interleaved) instead of
  *             a contiguous share
  *   small4k   the buffer without transparent huge pages (4 KiB pages)
- * The buffer is first-touched by its reader (as weights are at upload). */
+ *   sgemv     (built with -DPROBE_OPENBLAS, `make probe-blas`) OpenBLAS's
+ *             sgemv over the same buffer as f32 [N x 8192]: a dense
+ *             library's read, which `qgemv bench` reports beside the probe
+ * The buffer is first-touched by its reader (as weights are at upload).
+ * Without AVX-512 the same loops run with 32-byte AVX2 loads (the
+ * library's avx2 probe loop). */
 #define _GNU_SOURCE
 #include <immintrin.h>
 #include <omp.h>
@@ -26,8 +31,12 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#ifdef PROBE_OPENBLAS
+#include <cblas.h>
+#endif
 
 #define T __attribute__((target("avx512f,avx512bw,avx2")))
+#define T2 __attribute__((target("avx2")))
 
 static double now(void) {
   struct timespec ts;
@@ -78,6 +87,53 @@ static T uint64_t read_range(const uint8_t *p, size_t bytes, int v) {
   return (uint64_t)_mm512_reduce_add_epi64(a);
 }
 
+/* The same variants with 32-byte loads, for CPUs without AVX-512. */
+static T2 uint64_t read_range_avx2(const uint8_t *p, size_t bytes, int v) {
+  __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+  const __m256i *q = (const __m256i *)p;
+  size_t n = bytes / 32;
+  switch (v) {
+  case CHAINS8:
+    for (size_t i = 0; i < n; i += 8) {
+      a0 = _mm256_xor_si256(a0, _mm256_load_si256(q + i));
+      a1 = _mm256_xor_si256(a1, _mm256_load_si256(q + i + 1));
+      a2 = _mm256_xor_si256(a2, _mm256_load_si256(q + i + 2));
+      a3 = _mm256_xor_si256(a3, _mm256_load_si256(q + i + 3));
+      a4 = _mm256_xor_si256(a4, _mm256_load_si256(q + i + 4));
+      a5 = _mm256_xor_si256(a5, _mm256_load_si256(q + i + 5));
+      a6 = _mm256_xor_si256(a6, _mm256_load_si256(q + i + 6));
+      a7 = _mm256_xor_si256(a7, _mm256_load_si256(q + i + 7));
+    }
+    break;
+  case NT:
+    for (size_t i = 0; i < n; i += 4) {
+      a0 = _mm256_xor_si256(a0, _mm256_stream_load_si256((void *)(q + i)));
+      a1 = _mm256_xor_si256(a1, _mm256_stream_load_si256((void *)(q + i + 1)));
+      a2 = _mm256_xor_si256(a2, _mm256_stream_load_si256((void *)(q + i + 2)));
+      a3 = _mm256_xor_si256(a3, _mm256_stream_load_si256((void *)(q + i + 3)));
+    }
+    break;
+  default:
+    for (size_t i = 0; i < n; i += 4) {
+      /* 1 KiB ahead, once per 128 bytes as the AVX-512 loop does per 256 */
+      if (v == PF && (i & 4) == 0) _mm_prefetch((const char *)(q + i + 32), _MM_HINT_T0);
+      if (v == PFNTA && (i & 4) == 0) _mm_prefetch((const char *)(q + i + 32), _MM_HINT_NTA);
+      a0 = _mm256_xor_si256(a0, _mm256_load_si256(q + i));
+      a1 = _mm256_xor_si256(a1, _mm256_load_si256(q + i + 1));
+      a2 = _mm256_xor_si256(a2, _mm256_load_si256(q + i + 2));
+      a3 = _mm256_xor_si256(a3, _mm256_load_si256(q + i + 3));
+    }
+  }
+  __m256i a = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(a0, a1), _mm256_xor_si256(a2, a3)),
+                               _mm256_xor_si256(_mm256_xor_si256(a4, a5), _mm256_xor_si256(a6, a7)));
+  return (uint64_t)_mm256_extract_epi64(a, 0) ^ (uint64_t)_mm256_extract_epi64(a, 3);
+}
+
+static int wide; /* AVX-512 present */
+static uint64_t read_any(const uint8_t *p, size_t bytes, int v) {
+  return wide ? read_range(p, bytes, v) : read_range_avx2(p, bytes, v);
+}
+
 static volatile uint64_t sink;
 
 /* One timed pass over buf: contiguous shares, or 64 KiB chunks in turn. */
@@ -89,10 +145,10 @@ static double pass(const uint8_t *buf, size_t bytes, int threads, int v, int int
   {
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
     if (interleaved) {
-      for (size_t c = (size_t)t; c < bytes / chunk; c += (size_t)nt) total ^= read_range(buf + c * chunk, chunk, v);
+      for (size_t c = (size_t)t; c < bytes / chunk; c += (size_t)nt) total ^= read_any(buf + c * chunk, chunk, v);
     } else {
       size_t u = bytes / 512, u0 = u * (size_t)t / (size_t)nt, u1 = u * (size_t)(t + 1) / (size_t)nt;
-      total ^= read_range(buf + u0 * 512, (u1 - u0) * 512, v);
+      total ^= read_any(buf + u0 * 512, (u1 - u0) * 512, v);
     }
   }
   double dt = now() - t0;
@@ -128,9 +184,19 @@ int main(int argc, char **argv) {
   size_t mib = argc > 2 ? (size_t)atol(argv[2]) : 1024;
   int rounds = argc > 3 ? atoi(argv[3]) : 9;
   size_t bytes = mib << 20;
+  wide = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
   uint8_t *huge = make(bytes, threads, 1, 0), *inter = make(bytes, threads, 1, 1), *small = make(bytes, threads, 0, 0);
   if (!huge || !inter || !small) return 1;
+#ifdef PROBE_OPENBLAS
+  enum { NROW = NVAR + 3 };
+  const int kk = 8192, nn = (int)(bytes / sizeof(float) / (size_t)kk);
+  float *x = malloc(sizeof(float) * (size_t)kk), *y = malloc(sizeof(float) * (size_t)nn);
+  if (!x || !y) return 1;
+  for (int i = 0; i < kk; i++) x[i] = 1.0f / (float)(i + 1);
+  openblas_set_num_threads(threads);
+#else
   enum { NROW = NVAR + 2 };
+#endif
   double gbs[NROW][64];
   const char *row_names[NROW];
   for (int r = 0; r < rounds && r < 64; r++) {
@@ -142,8 +208,16 @@ int main(int argc, char **argv) {
     gbs[NVAR][r] = pass(inter, bytes, threads, PLAIN, 1);
     row_names[NVAR + 1] = "small4k";
     gbs[NVAR + 1][r] = pass(small, bytes, threads, PLAIN, 0);
+#ifdef PROBE_OPENBLAS
+    row_names[NVAR + 2] = "sgemv";
+    double t0 = now();
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, nn, kk, 1.0f, (const float *)huge, kk, x, 1, 0.0f, y, 1);
+    gbs[NVAR + 2][r] = (double)nn * kk * sizeof(float) / (now() - t0) / 1e9;
+    sink ^= (uint64_t)(y[0] != 0.0f);
+#endif
   }
-  printf("threads %d, buffer %zu MiB, %d rounds (GB/s: median, best)\n", threads, mib, rounds);
+  printf("threads %d, buffer %zu MiB, %d rounds, %s loads (GB/s: median, best)\n", threads, mib, rounds,
+         wide ? "64-byte" : "32-byte");
   for (int v = 0; v < NROW; v++) {
     qsort(gbs[v], (size_t)rounds, sizeof(double), cmpd);
     printf("  %-8s %6.1f %6.1f\n", row_names[v], gbs[v][rounds / 2], gbs[v][rounds - 1]);
