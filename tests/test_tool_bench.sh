@@ -52,7 +52,7 @@ done
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 jq_true "$scratch/k.json" '.finished == false and (.rows | length) >= 2 and (.rows | length) < 12'
-jq_true "$scratch/k.json" '.read_bandwidth_end_gbs == null'
+jq_true "$scratch/k.json" 'has("read_bandwidth_end_gbs") and .read_bandwidth_end_gbs == null'
 jq_true "$scratch/k.json" '[.rows[] | .ok and .gbs > 0] | all'
 rows=$(jq '.rows | length' "$scratch/k.json")
 lines=$(($(wc -l <"$scratch/k.csv") - 1))
