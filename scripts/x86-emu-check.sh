@@ -6,7 +6,7 @@
 # with the emulated levels required, so that it cannot pass by skipping
 # them: test_cpu_levels and test_adversarial on avx512, avx512vnni and
 # avx512amx (against the oracle, and avx512amx against avx512vnni bit for
-# bit), every other suite on the default level, avx512vnni here.
+# bit), every other suite on the default level, avx512amx here.
 #
 # It proves the levels' arithmetic and layouts, not their speed or GCC's
 # encodings of the real instructions: the GPU machine's host (AVX-512 and

@@ -306,13 +306,11 @@ START_TEST(test_lists) {
 }
 END_TEST
 
-/* avx512amx is opt-in (DESIGN.md section 6): never the default. */
-static bool opt_in(const char *level) { return strcmp(level, "avx512amx") == 0; }
-
 /* Each listed level opens exactly when the list says it is supported; a
  * level this CPU or build lacks is QGEMV_ERR_UNSUPPORTED naming it; an
  * unknown name is INVALID_ARG; the default is the best available level
- * (the last that opens, opt-in levels aside) and the one the list marks. */
+ * (the last that opens; avx512amx too, since v34) and the one the list
+ * marks. */
 START_TEST(test_selection) {
   int missing = 0;
   const char *best = NULL, *marked = NULL;
@@ -327,7 +325,7 @@ START_TEST(test_selection) {
       qgemv_device_info info;
       EXPECT_OK(qgemv_ctx_info(ctx, &info));
       EXPECT(strcmp(info.isa, l.name) == 0, "QGEMV_CPU_ISA=%s opened level '%s'", l.name, info.isa);
-      if (!opt_in(l.name)) best = l.name;
+      best = l.name;
       qgemv_close(ctx);
       continue;
     }

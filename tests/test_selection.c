@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,6 +332,42 @@ END_TEST
 
 /* A 64 x 256 NF4 matvec on a fresh "cpu" context (QGEMV_CPU_BIND as set);
  * y and the context's locality string out. */
+/* avx512amx is the default where it is usable, but Linux grants its tile
+ * state only if every signal stack of the process can hold the larger
+ * frame: with a 4 KiB sigaltstack it refuses. Then QGEMV_CPU_ISA=avx512amx
+ * must fail saying why, and the default must open on the next level,
+ * avx512vnni. Runs for real where the CPU has AMX (the GPU machine's
+ * host); elsewhere, or where the permission is not refused (an emulated
+ * build asks nothing), it says so and checks only that the default opens. */
+START_TEST(env_cpu_isa_amx_refused) {
+  env_reset(empty_dir);
+  static char small[4096];
+  stack_t ss = {.ss_sp = small, .ss_size = sizeof small, .ss_flags = 0};
+  ck_assert_msg(sigaltstack(&ss, NULL) == 0, "sigaltstack failed");
+  qgemv_ctx *ctx = NULL;
+  setenv("QGEMV_CPU_ISA", "avx512amx", 1);
+  qgemv_status s = qgemv_open("cpu", &ctx);
+  char why[256];
+  snprintf(why, sizeof why, "%s", s == QGEMV_OK ? "opened" : qgemv_last_error());
+  const bool refused = s == QGEMV_ERR_UNSUPPORTED && strstr(why, "refused") != NULL;
+  if (s == QGEMV_OK) qgemv_close(ctx);
+  unsetenv("QGEMV_CPU_ISA");
+  EXPECT_OK(qgemv_open("cpu", &ctx));
+  qgemv_device_info info;
+  EXPECT_OK(qgemv_ctx_info(ctx, &info));
+  qgemv_close(ctx);
+  if (!refused) {
+    fprintf(stderr, "env_cpu_isa_amx_refused: the tile state was not refused here (%s: %s); default %s, the "
+            "fallback not exercised\n", qgemv_status_str(s), why, info.isa);
+    return;
+  }
+  ck_assert_msg(strstr(why, "avx512amx") != NULL && strstr(why, "sigaltstack") != NULL,
+                "the refusal does not name the level and the cause: %s", why);
+  ck_assert_msg(strcmp(info.isa, "avx512vnni") == 0, "refused the tiles, the default opened %s, want avx512vnni",
+                info.isa);
+}
+END_TEST
+
 static void bind_matvec(const tu_weight *w, const float *x, float *y, char *locality, size_t size) {
   qgemv_ctx *ctx = NULL;
   EXPECT_OK(qgemv_open("cpu", &ctx));
@@ -516,6 +553,7 @@ static Suite *selection_suite(void) {
   tcase_add_test(spec, env_cpu_isa);
   tcase_add_test(spec, env_num_threads);
   tcase_add_test(spec, env_cpu_bind);
+  tcase_add_test(spec, env_cpu_isa_amx_refused);
   tcase_add_test(spec, backend_list_and_probe);
   tcase_add_test(spec, version);
   tcase_add_test(spec, module_not_elf);

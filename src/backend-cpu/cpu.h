@@ -63,16 +63,30 @@ typedef struct qg_cpu_kernel {
   /* Non-NULL: the kernel takes x as block fixed point (cpu_xfix.h, job.xq),
    * made with this term function, besides the f32 x (job.xn). */
   qg_xfix_term_fn xfix;
+  /* Non-NULL: calls with m < below_m run this kernel instead, which must
+   * give the same bits and take the same resident weight (avx512amx's Q2_0
+   * below QG_AMX_MIN_M: avx512vnni's kernel, activation digits and all). */
+  const struct qg_cpu_kernel *below;
+  int below_m;
 } qg_cpu_kernel;
+
+/* The fewest activation rows for which avx512amx's Q2_0 takes AMX tiles;
+ * below it the level runs avx512vnni's kernel. Timed on the GPU machine's
+ * host (bench/NOTES-cpu.md v34): the tiles 1.0-1.5x faster at m = 8 on 4 to
+ * 16 threads and slower at m = 1, VNNI faster at m <= 4 (q2-amx-hot: planes 0.40-0.77
+ * of VNNI's speed at m = 4, 1.07-1.37x at m = 8). */
+#ifndef QG_AMX_MIN_M
+#define QG_AMX_MIN_M 8
+#endif
 
 typedef struct qg_cpu_level {
   const char *name;        /* ref, scalar, avx2, avx512, avx512vnni, avx512amx, neon, neondot */
   bool wants_double;       /* the ref level works on xd, the others on xn */
   bool (*available)(void); /* CPU and OS support it; NULL: not built for
                               this architecture */
-  /* Taken only when QGEMV_CPU_ISA names it, never by default: a level whose
-   * kernels have not yet run on the hardware they are for (avx512amx, until
-   * the GPU machine's host has run it: bench/NOTES-cpu.md v31). */
+  /* Taken only when QGEMV_CPU_ISA names it, never by default: for a level
+   * whose kernels have not yet run on the hardware they are for (none
+   * today; avx512amx was, until the GPU machine's host ran it in v34). */
   bool opt_in;
   /* Run when a context takes the level; NULL, or what keeps it from
    * running (avx512amx: the OS's permission for the tile state, asked for

@@ -227,11 +227,15 @@ static qgemv_status cpu_copy(void *state, void *dst, const void *src, size_t byt
 }
 
 /* The kernel the context's level has for a layout, else the scalar
- * level's (which has one for every layout); *level gets its level. */
-static const qg_cpu_kernel *kernel_for(const cpu_state *st, qg_layout_id id, const qg_cpu_level **level) {
+ * level's (which has one for every layout); *level gets its level. m > 0:
+ * the kernel for a call of m rows (kernel.below under its below_m); 0: the
+ * level's own, whose resident weight every m shares. */
+static const qg_cpu_kernel *kernel_for(const cpu_state *st, qg_layout_id id, int64_t m,
+                                       const qg_cpu_level **level) {
   const qg_cpu_level *l = st->level->kernels[id].rows ? st->level : &qg_cpu_level_scalar;
   if (level) *level = l;
-  return &l->kernels[id];
+  const qg_cpu_kernel *kn = &l->kernels[id];
+  return m > 0 && kn->below != NULL && m < kn->below_m ? kn->below : kn;
 }
 
 /* Thread t of nt's rows of n: a contiguous range of whole groups of
@@ -249,7 +253,7 @@ static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc
   cpu_state *st = state;
   qg_shape shape;
   qg_check_shape(desc->format, desc->n, desc->k, desc->group, &shape); /* valid: it cannot fail */
-  const qg_cpu_kernel *kn = kernel_for(st, id, NULL);
+  const qg_cpu_kernel *kn = kernel_for(st, id, 0, NULL);
   const int group = kn->group_rows ? kn->group_rows : 1;
   /* Interleaved layouts hold the scales inline: one stream of the same size. */
   const size_t scale_bytes = shape.scale_count * sizeof(float);
@@ -341,7 +345,7 @@ static qgemv_status cpu_matvec(void *state, const qg_matvec_args *a) {
   cpu_state *st = state;
   const qg_cpu_weight *w = a->layout;
   const qg_cpu_level *level;
-  const qg_cpu_kernel *kn = kernel_for(st, a->layout_id, &level);
+  const qg_cpu_kernel *kn = kernel_for(st, a->layout_id, a->m, &level);
   const int g = qg_layouts[a->layout_id].group;
   /* Workspace: the normalized x, then (kernels with xfix) the m rows in
    * block fixed point and their views. */

@@ -157,18 +157,28 @@ const qg_cpu_level qg_cpu_level_avx512vnni = {
     .read_stream = avx512_read_stream,
 };
 
-/* The same with Q2_0's products on AMX tiles (q2_amx.c): y bit for bit
- * the avx512vnni level's, its activation digits plane-major. Opt-in: its
- * kernel has not yet run on an AMX machine (bench/NOTES-cpu.md v31). */
+/* The same with Q2_0's products on AMX tiles (q2_amx.c) from
+ * QG_AMX_MIN_M activation rows on, avx512vnni's kernel below: y bit for
+ * bit the avx512vnni level's either way, its activation digits plane-major
+ * for the tiles. The default where the CPU and Linux offer the tiles
+ * (bench/NOTES-cpu.md v34: as fast as avx512vnni below the threshold,
+ * 1.0-1.5x faster at m = 8). */
 const qg_cpu_level qg_cpu_level_avx512amx = {
     .name = "avx512amx",
     .wants_double = false,
     .available = qg_cpu_has_avx512amx,
-    .opt_in = true,
     .prepare = qg_cpu_amx_request,
     .kernels = {[QG_LAYOUT_NF4] = QG_NF4_ROWS16,
-                [QG_LAYOUT_Q2_G64] = {.rows = qg_q2_amx_rows_g64, .group_rows = 16, .xfix = qg_q2_amx_xfix},
-                [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_amx_rows_g128, .group_rows = 16, .xfix = qg_q2_amx_xfix}},
+                [QG_LAYOUT_Q2_G64] = {.rows = qg_q2_amx_rows_g64,
+                                      .group_rows = 16,
+                                      .xfix = qg_q2_amx_xfix,
+                                      .below = &qg_cpu_level_avx512vnni.kernels[QG_LAYOUT_Q2_G64],
+                                      .below_m = QG_AMX_MIN_M},
+                [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_amx_rows_g128,
+                                       .group_rows = 16,
+                                       .xfix = qg_q2_amx_xfix,
+                                       .below = &qg_cpu_level_avx512vnni.kernels[QG_LAYOUT_Q2_G128],
+                                       .below_m = QG_AMX_MIN_M}},
     .x_order = NULL,
     .read_stream = avx512_read_stream,
 };
@@ -178,5 +188,5 @@ const qg_cpu_level qg_cpu_level_avx512amx = {
 /* Not x86-64: the levels are known by name but not built. */
 const qg_cpu_level qg_cpu_level_avx512 = {.name = "avx512"};
 const qg_cpu_level qg_cpu_level_avx512vnni = {.name = "avx512vnni"};
-const qg_cpu_level qg_cpu_level_avx512amx = {.name = "avx512amx", .opt_in = true};
+const qg_cpu_level qg_cpu_level_avx512amx = {.name = "avx512amx"};
 #endif

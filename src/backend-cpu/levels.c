@@ -13,7 +13,8 @@ extern const qg_cpu_level qg_cpu_level_ref, qg_cpu_level_avx2, qg_cpu_level_avx5
 /* Every level a user may name, built here or not (a level file compiles
  * to a name only off its architecture), ordered from the oracle to the
  * fastest: with no QGEMV_CPU_ISA the last usable one that is not opt-in
- * wins. */
+ * wins (qg_cpu_default_level, which the level list marks), or the next
+ * one down if its preparation fails when a context opens (qg_cpu_pick_level). */
 const qg_cpu_level *const qg_cpu_levels[] = {
     &qg_cpu_level_ref,        &qg_cpu_level_scalar,    &qg_cpu_level_avx2, &qg_cpu_level_avx512,
     &qg_cpu_level_avx512vnni, &qg_cpu_level_avx512amx, &qg_cpu_level_neon, &qg_cpu_level_neondot,
@@ -67,22 +68,31 @@ static const qg_cpu_level *level_named(const char *name) {
 
 qgemv_status qg_cpu_pick_level(const qg_cpu_level **out) {
   const char *want = getenv("QGEMV_CPU_ISA");
-  const qg_cpu_level *l;
   if (want == NULL || *want == '\0' || strcmp(want, "auto") == 0) {
-    l = qg_cpu_default_level();
-  } else {
-    l = level_named(want);
-    if (l == NULL)
-      return qg_cpu_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_CPU_ISA=%.32s is not a level: use %s", want, all_list());
-    if (!qg_cpu_level_built(l))
-      return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
-                         "QGEMV_CPU_ISA=%s: this build of qgemv has no %s level (not this architecture); usable here: %s",
-                         want, want, usable_list());
-    if (!l->available())
-      return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
-                         "QGEMV_CPU_ISA=%s: this CPU (or its OS) does not support %s; usable here: %s", want, want,
-                         usable_list());
+    /* The default, else the next best where its preparation fails (Linux
+     * may refuse avx512amx the tile state): a level the user did not name
+     * must not keep the backend from opening. */
+    for (int i = qg_cpu_level_count - 1; i >= 0; i--) {
+      const qg_cpu_level *l = qg_cpu_levels[i];
+      if (!l->opt_in && qg_cpu_level_usable(l) && (l->prepare == NULL || l->prepare() == NULL)) {
+        *out = l;
+        return QGEMV_OK;
+      }
+    }
+    *out = &qg_cpu_level_ref; /* always usable, nothing to prepare */
+    return QGEMV_OK;
   }
+  const qg_cpu_level *l = level_named(want);
+  if (l == NULL)
+    return qg_cpu_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_CPU_ISA=%.32s is not a level: use %s", want, all_list());
+  if (!qg_cpu_level_built(l))
+    return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
+                       "QGEMV_CPU_ISA=%s: this build of qgemv has no %s level (not this architecture); usable here: %s",
+                       want, want, usable_list());
+  if (!l->available())
+    return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED,
+                       "QGEMV_CPU_ISA=%s: this CPU (or its OS) does not support %s; usable here: %s", want, want,
+                       usable_list());
   const char *why = l->prepare ? l->prepare() : NULL;
   if (why != NULL) return qg_cpu_fail(QGEMV_ERR_UNSUPPORTED, "cpu level %s: %s", l->name, why);
   *out = l;

@@ -22,13 +22,14 @@
  *
  * Where the VNNI kernel issues 12 vpdpbusd per 256 weights and activation
  * row, the tile unit does 16 rows x 64 bytes x 16 weight rows in one
- * instruction. bench/cpu-lab/amx-probe measured the plain planes form on
- * the GPU machine's host (v31 run 1): 3.4x slower than VNNI at m = 1,
- * 1.3x faster at m = 8, 2x at m = 16, so the forms and the thresholds
- * below are to be timed there (q2-amx-hot). Blocks on
- * the exact path (terms 0) and further terms (one digit) take the VNNI
- * code, as do calls with m < QG_AMX_MIN_M (bench/NOTES-cpu.md v31 says
- * where the tiles start to pay).
+ * instruction. On the GPU machine's host (bench/NOTES-cpu.md v34,
+ * q2-amx-hot) the planes form ran at 1.07-1.37x VNNI's speed at m = 8 and
+ * 1.2-2.6x at m = 16, but 0.40-0.77x at m = 4, and the rows form slower
+ * than VNNI at every m up to 8. So the level runs avx512vnni's kernel
+ * below QG_AMX_MIN_M (cpu.h; the backend picks it, kernel.below), and
+ * this one, reached with fewer rows only when called directly (the lab),
+ * takes the VNNI sums on its own digits there. Blocks on the exact path
+ * (terms 0) and further terms (one digit) take the VNNI code as well.
  */
 #if defined(__x86_64__)
 #include "x86_intrin.h"
@@ -42,14 +43,11 @@
 #define AX static inline __attribute__((always_inline)) QG_AMX_TARGET
 
 /* Activation rows per pass over a group; the unpack ring; the fewest
- * activation rows the tiles take (below it the VNNI sums), and the fewest
- * for which a pass takes the planes form (below it the rows form); all
- * give the same bits. Defaults until the host has timed them
- * (bench/cpu-lab/q2-amx-hot). */
+ * activation rows for which a pass takes the planes form (below it the
+ * rows form: a call's last pass may have fewer than QG_AMX_MIN_M; the
+ * planes form was the faster of the two from 4 rows on, v34); all give
+ * the same bits. */
 enum { AMX_ROWS = 16, AMX_RING = 4, AMX_AHEAD = 2 };
-#ifndef QG_AMX_MIN_M
-#define QG_AMX_MIN_M 1
-#endif
 #ifndef QG_AMX_PLANES_MIN_M
 #define QG_AMX_PLANES_MIN_M 4
 #endif
