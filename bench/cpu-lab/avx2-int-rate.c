@@ -9,27 +9,12 @@
 #include <stdio.h>
 #include <x86intrin.h>
 
+#include "clock-chain.h"
+
 #define T __attribute__((target("avx2"), noinline))
 #define N 20000000L
 
 static int32_t mem[16] __attribute__((aligned(64))) = {1, 2, 3, 4, 5, 6, 7, 8};
-
-/* Eight dependent adds per iteration, best of 5: with four, the loop's
- * own overhead showed on Zen 1 (0.88-0.92 ticks per cycle against 0.80,
- * bench/NOTES-cpu.md v34). */
-static double ticks_per_cycle(void) {
-  double best = 1e30;
-  for (int r = 0; r < 5; r++) {
-    long x = 0;
-    const unsigned long long t0 = __rdtsc();
-    for (long i = 0; i < N; i++)
-      __asm__ volatile("add $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\tadd $1,%0\n\tadd $1,%0"
-                       : "+r"(x));
-    const double d = (double)(__rdtsc() - t0) / N / 8;
-    if (d < best) best = d;
-  }
-  return best;
-}
 
 #define KEEP __asm__ volatile("" ::"x"(a0), "x"(a1), "x"(a2), "x"(a3), "x"(a4), "x"(a5), "x"(a6), "x"(a7))
 #define R8(op) a0 = op(a0), a1 = op(a1), a2 = op(a2), a3 = op(a3), a4 = op(a4), a5 = op(a5), a6 = op(a6), a7 = op(a7)

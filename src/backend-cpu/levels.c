@@ -25,10 +25,17 @@ bool qg_cpu_level_built(const qg_cpu_level *l) { return l->available != NULL; }
 
 bool qg_cpu_level_usable(const qg_cpu_level *l) { return qg_cpu_level_built(l) && l->available(); }
 
+/* The index of the best level a default may take below index `below`
+ * (usable, not opt-in), or -1. */
+static int default_below(int below) {
+  for (int i = below - 1; i >= 0; i--)
+    if (!qg_cpu_levels[i]->opt_in && qg_cpu_level_usable(qg_cpu_levels[i])) return i;
+  return -1;
+}
+
 const qg_cpu_level *qg_cpu_default_level(void) {
-  for (int i = qg_cpu_level_count - 1; i >= 0; i--)
-    if (!qg_cpu_levels[i]->opt_in && qg_cpu_level_usable(qg_cpu_levels[i])) return qg_cpu_levels[i];
-  return &qg_cpu_level_ref; /* always usable */
+  const int i = default_below(qg_cpu_level_count);
+  return i >= 0 ? qg_cpu_levels[i] : &qg_cpu_level_ref; /* ref: always usable */
 }
 
 int qg_cpu_level_total(void) { return qg_cpu_level_count; }
@@ -72,9 +79,9 @@ qgemv_status qg_cpu_pick_level(const qg_cpu_level **out) {
     /* The default, else the next best where its preparation fails (Linux
      * may refuse avx512amx the tile state): a level the user did not name
      * must not keep the backend from opening. */
-    for (int i = qg_cpu_level_count - 1; i >= 0; i--) {
+    for (int i = default_below(qg_cpu_level_count); i >= 0; i = default_below(i)) {
       const qg_cpu_level *l = qg_cpu_levels[i];
-      if (!l->opt_in && qg_cpu_level_usable(l) && (l->prepare == NULL || l->prepare() == NULL)) {
+      if (l->prepare == NULL || l->prepare() == NULL) {
         *out = l;
         return QGEMV_OK;
       }
