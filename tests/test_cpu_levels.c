@@ -67,12 +67,6 @@ static qgemv_status open_level(const char *level, int threads, qgemv_ctx **ctx) 
   return qgemv_open("cpu", ctx);
 }
 
-/* QGEMV_TEST_QUICK set and not "0". */
-static bool quick(void) {
-  const char *q = getenv("QGEMV_TEST_QUICK");
-  return q && *q && strcmp(q, "0") != 0;
-}
-
 /* Opens the level, or returns NULL with a note when this machine lacks it
  * or QGEMV_TEST_LEVELS leaves it out. */
 static qgemv_ctx *open_or_skip(const char *level, int threads) {
@@ -219,7 +213,7 @@ START_TEST(test_contract) {
   qgemv_ctx *ctx = open_or_skip(level, 1);
   if (ctx == NULL) return;
   unsigned seed = 100u + (unsigned)_i;
-  for (int ki = quick() ? 1 : 0; ki < (quick() ? 2 : 3); ki++)
+  for (int ki = tu_quick() ? 1 : 0; ki < (tu_quick() ? 2 : 3); ki++)
     for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++) check_weight(ctx, level, f, ns[ni], k_of(f, ki), seed++);
   qgemv_close(ctx);
 }
@@ -242,7 +236,7 @@ static void threads_against_one(const char *level, int threads) {
   qgemv_ctx *two;
   EXPECT_OK(open_level(level, threads, &two));
   for (int f = 0; f < qgemv_format_count(); f++) {
-    int64_t n = 257, k = k_of(f, quick() ? 1 : 2), m = 3;
+    int64_t n = 257, k = k_of(f, tu_quick() ? 1 : 2), m = 3;
     problem p;
     problem_make(f, n, k, 700u + (unsigned)f, &p);
     qgemv_weight *w1, *w2;
@@ -369,7 +363,7 @@ START_TEST(test_amx_bits) {
   }
   for (int f = 0; f < qgemv_format_count(); f++) {
     if (format_of(f) != QGEMV_Q2_0) continue;
-    const int64_t n = 257, k = k_of(f, quick() ? 1 : 2);
+    const int64_t n = 257, k = k_of(f, tu_quick() ? 1 : 2);
     problem p;
     problem_make(f, n, k, 900u + (unsigned)f, &p);
     qgemv_weight *wv, *wa;

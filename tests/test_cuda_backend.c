@@ -804,8 +804,7 @@ int main(void) {
     printf("SKIP: no usable CUDA device: %s\n", qgemv_last_error());
     return TU_SKIP;
   }
-  const char *q = getenv("QGEMV_TEST_QUICK");
-  quick = q && *q && strcmp(q, "0") != 0;
+  quick = tu_quick();
   if (qgemv_open("cuda:0", &ctx) != QGEMV_OK) {
     fprintf(stderr, "cannot open cuda:0: %s\n", qgemv_last_error());
     return EXIT_FAILURE;

@@ -15,12 +15,6 @@
 #include "expect.h"
 #include "testutil.h"
 
-/* QGEMV_TEST_QUICK=1 (make check-valgrind) trims sizes and counts. */
-static bool quick(void) {
-  const char *q = getenv("QGEMV_TEST_QUICK");
-  return q && *q && strcmp(q, "0") != 0;
-}
-
 /* ---- the format text, transcribed -------------------------------------- */
 
 /* The NormalFloat table exactly as DESIGN.md s.4 prints it. */
@@ -657,7 +651,7 @@ END_TEST
 /* f32 -> f16 at and either side of every midpoint between neighbouring
  * fp16 values (where rounding decides), plus random f32 patterns. */
 START_TEST(f16_rounding_matches_ieee) {
-  uint32_t step = quick() ? 7 : 1;
+  uint32_t step = tu_quick() ? 7 : 1;
   for (uint32_t h = 0; h < 0x7c00; h += step)
     for (int sign = 0; sign < 2; sign++) {
       double lo = ref_f16_value((uint16_t)h), hi = h + 1 < 0x7c00 ? ref_f16_value((uint16_t)(h + 1)) : 65536.0;
@@ -670,7 +664,7 @@ START_TEST(f16_rounding_matches_ieee) {
       }
     }
   rng r = {.s = 0xf16};
-  for (int i = 0; i < (quick() ? 1 << 14 : 1 << 20); i++) {
+  for (int i = 0; i < (tu_quick() ? 1 << 14 : 1 << 20); i++) {
     float f = bits_f32((uint32_t)rng_next(&r));
     uint16_t got = qgemv_f32_to_f16(f);
     if (isnan(f))
@@ -735,7 +729,7 @@ START_TEST(bf16_exhaustive) {
   ck_assert_uint_eq(qgemv_f32_to_bf16(bits_f32(0x00000001u)), 0x0000); /* f32 subnormal */
   ck_assert_uint_eq(qgemv_f32_to_bf16(bits_f32(0x00018000u)), 0x0002); /* subnormal tie to even */
   rng r = {.s = 0xbf16};
-  for (int i = 0; i < (quick() ? 1 << 14 : 1 << 20); i++) {
+  for (int i = 0; i < (tu_quick() ? 1 << 14 : 1 << 20); i++) {
     float f = bits_f32((uint32_t)rng_next(&r));
     if (isnan(f)) continue;
     EXPECT(qgemv_f32_to_bf16(f) == ref_bf16(f), "f32 %a -> bf16", (double)f);

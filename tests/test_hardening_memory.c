@@ -207,8 +207,7 @@ int main(void) {
    * arena outlives it). Under ASan or valgrind, which replace malloc, this
    * is a no-op and not needed. */
   mallopt(M_ARENA_MAX, 1);
-  const char *q = getenv("QGEMV_TEST_QUICK");
-  quick = q != NULL && *q != '\0' && strcmp(q, "0") != 0;
+  quick = tu_quick();
   Suite *su = suite_create("hardening_memory");
   TCase *tc = tcase_create("host");
   tcase_set_timeout(tc, 120);

@@ -335,8 +335,7 @@ END_TEST
 int main(void) {
   /* one OpenMP thread per context: 8 contexts on a 2-core machine */
   setenv("QGEMV_NUM_THREADS", "1", 1);
-  const char *q = getenv("QGEMV_TEST_QUICK");
-  quick = q != NULL && *q != '\0' && strcmp(q, "0") != 0;
+  quick = tu_quick();
   Suite *s = suite_create("hardening_threads");
   TCase *tc = tcase_create("threads");
   tcase_set_timeout(tc, 300);

@@ -20,11 +20,6 @@
 
 static const char *fixture;
 
-static bool quick(void) {
-  const char *q = getenv("QGEMV_TEST_QUICK");
-  return q && *q && strcmp(q, "0") != 0;
-}
-
 /* Opens a copy of exactly `size` bytes; with an opened model, every call
  * is exercised and its bounds checked. Returns the status of the open. */
 static qgemv_status open_and_use(const unsigned char *bytes, size_t size) {
@@ -76,13 +71,13 @@ START_TEST(fixture_truncated) {
   size_t size;
   unsigned char *b = mf_read_file(fixture, &size);
   ck_assert_ptr_nonnull(b);
-  size_t step = quick() ? 37 : 1, cuts = 0;
+  size_t step = tu_quick() ? 37 : 1, cuts = 0;
   for (size_t cut = 0; cut < 700; cut += step, cuts++) {
     qgemv_status s = open_and_use(b, cut);
     EXPECT(s == QGEMV_ERR_BAD_DATA, "cut at %zu: %s (%s)", cut, qgemv_status_str(s), qgemv_last_error());
   }
   /* inside each tensor's data, and one byte short */
-  int points = quick() ? 8 : 64;
+  int points = tu_quick() ? 8 : 64;
   for (int i = 1; i <= points; i++, cuts++) {
     size_t cut = i == points ? size - 1 : 700 + (size - 700) / (size_t)points * (size_t)i;
     qgemv_status s = open_and_use(b, cut);
@@ -101,7 +96,7 @@ START_TEST(fixture_header_bytes_flipped) {
   ck_assert_ptr_nonnull(b);
   static const unsigned char masks[] = {0x01, 0x10, 0x80, 0xff};
   int refused = 0, opened = 0;
-  size_t step = quick() ? 13 : 1;
+  size_t step = tu_quick() ? 13 : 1;
   for (size_t i = 0; i < 512; i += step)
     for (size_t mk = 0; mk < sizeof masks; mk++) {
       b[i] ^= masks[mk];
@@ -439,8 +434,8 @@ START_TEST(small_file_every_byte_flipped) {
                    {"e", 2, 1, {64}, zeros, 36}};
   mf_buf b = mf_gguf(t, 3, 64);
   EXPECT(open_and_use(b.p, b.len) == QGEMV_OK, "the intact file: %s", qgemv_last_error());
-  for (size_t i = 0; i < b.len; i += quick() ? 11 : 1)
-    for (int bit = 0; bit < 8; bit += quick() ? 7 : 1) {
+  for (size_t i = 0; i < b.len; i += tu_quick() ? 11 : 1)
+    for (int bit = 0; bit < 8; bit += tu_quick() ? 7 : 1) {
       b.p[i] ^= (unsigned char)(1u << bit);
       open_and_use(b.p, b.len);
       b.p[i] ^= (unsigned char)(1u << bit);

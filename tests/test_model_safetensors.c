@@ -37,11 +37,6 @@ static uint16_t bf16_bits(float v) {
 
 #ifdef QG_HAVE_JANSSON
 
-static bool quick(void) {
-  const char *q = getenv("QGEMV_TEST_QUICK");
-  return q && *q && strcmp(q, "0") != 0;
-}
-
 /* Values exact in f16 and bf16: i / 64 with |i| < 128. */
 static float value(int i) { return (float)((i * 37) % 255 - 127) / 64.0f; }
 
@@ -212,13 +207,13 @@ static qgemv_status open_and_use(const unsigned char *p, size_t size) {
 
 START_TEST(truncated_and_flipped) {
   mf_buf b = plain_file();
-  for (size_t cut = 0; cut < b.len; cut += quick() ? 97 : 1) {
+  for (size_t cut = 0; cut < b.len; cut += tu_quick() ? 97 : 1) {
     qgemv_status s = open_and_use(b.p, cut);
     EXPECT(s == QGEMV_ERR_BAD_DATA, "cut at %zu of %zu: %s (%s)", cut, b.len, qgemv_status_str(s), qgemv_last_error());
   }
   size_t header = 8 + (b.p[0] | (size_t)b.p[1] << 8);
-  for (size_t i = 0; i < header; i += quick() ? 7 : 1)
-    for (int bit = 0; bit < 8; bit += quick() ? 5 : 1) {
+  for (size_t i = 0; i < header; i += tu_quick() ? 7 : 1)
+    for (int bit = 0; bit < 8; bit += tu_quick() ? 5 : 1) {
       b.p[i] ^= (unsigned char)(1u << bit);
       open_and_use(b.p, b.len);
       b.p[i] ^= (unsigned char)(1u << bit);

@@ -19,12 +19,6 @@
 #include "expect.h"
 #include "testutil.h"
 
-/* QGEMV_TEST_QUICK=1 (make check-valgrind) trims sizes and counts. */
-static bool quick(void) {
-  const char *q = getenv("QGEMV_TEST_QUICK");
-  return q && *q && strcmp(q, "0") != 0;
-}
-
 /* ---- an independent dense oracle ---------------------------------------- */
 
 /* NormalFloat values as DESIGN.md s.4 prints them. */
@@ -113,7 +107,7 @@ static const shape SHAPES[] = {{1, 128}, {7, 128}, {33, 256}, {65, 1152}, {300, 
 enum { NSHAPES = sizeof SHAPES / sizeof SHAPES[0] };
 
 /* Quick mode leaves out the two largest shapes. */
-static bool shape_skipped(int s) { return quick() && SHAPES[s].n * SHAPES[s].k > 100000; }
+static bool shape_skipped(int s) { return tu_quick() && SHAPES[s].n * SHAPES[s].k > 100000; }
 
 /* The long-k shape is costly to generate and check: a subset of cases. */
 static bool big_k_skip(int s, int xt, int yt, int norm, int64_t m) {

@@ -21,6 +21,11 @@ int64_t tu_whole_blocks(int i, int64_t k) {
 /* The word separators of the lists in QGEMV_TEST_LEVELS and _REQUIRE. */
 static const char list_seps[] = " ,";
 
+bool tu_quick(void) {
+  const char *q = getenv("QGEMV_TEST_QUICK");
+  return q && *q && strcmp(q, "0") != 0;
+}
+
 bool tu_env_lists(const char *var, const char *word) {
   const size_t len = strlen(word);
   for (const char *p = getenv(var); p && *p;) {

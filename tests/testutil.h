@@ -21,6 +21,10 @@ qgemv_format_info tu_format(int i);
  * every format (unchanged for a k that already does). */
 int64_t tu_whole_blocks(int i, int64_t k);
 
+/* True when QGEMV_TEST_QUICK is set and not "0" (make check-valgrind and
+ * the release check in CI): the suites trim their sizes and counts. */
+bool tu_quick(void);
+
 /* True when the list in environment variable var (words separated by
  * spaces or commas) names word (QGEMV_TEST_LEVELS, QGEMV_TEST_REQUIRE). */
 bool tu_env_lists(const char *var, const char *word);
