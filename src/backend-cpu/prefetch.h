@@ -17,10 +17,15 @@
 #ifndef QG_PREFETCH_AHEAD
 #define QG_PREFETCH_AHEAD 4096
 #endif
+/* -DQG_PREFETCH_HINT=_MM_HINT_T1 (or T2, NTA) builds another target level
+ * to measure (bench/NOTES-cpu.md v35). */
+#ifndef QG_PREFETCH_HINT
+#define QG_PREFETCH_HINT _MM_HINT_T0
+#endif
 
 /* Prefetches the bytes [p + QG_PREFETCH_AHEAD, + bytes). */
 static inline __attribute__((always_inline)) void qg_prefetch_ahead(const uint8_t *p, size_t bytes) {
-  for (size_t o = 0; o < bytes; o += 64) _mm_prefetch((const char *)p + QG_PREFETCH_AHEAD + o, _MM_HINT_T0);
+  for (size_t o = 0; o < bytes; o += 64) _mm_prefetch((const char *)p + QG_PREFETCH_AHEAD + o, QG_PREFETCH_HINT);
 }
 
 #endif
