@@ -84,10 +84,6 @@ typedef struct qg_cpu_level {
   bool wants_double;       /* the ref level works on xd, the others on xn */
   bool (*available)(void); /* CPU and OS support it; NULL: not built for
                               this architecture */
-  /* Taken only when QGEMV_CPU_ISA names it, never by default: for a level
-   * whose kernels have not yet run on the hardware they are for (none
-   * today; avx512amx was, until the GPU machine's host ran it in v34). */
-  bool opt_in;
   /* Run when a context takes the level; NULL, or what keeps it from
    * running (avx512amx: the OS's permission for the tile state, asked for
    * only here, since it enlarges every signal frame of the process). */

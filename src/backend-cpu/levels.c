@@ -12,8 +12,7 @@ extern const qg_cpu_level qg_cpu_level_ref, qg_cpu_level_avx2, qg_cpu_level_avx5
 
 /* Every level a user may name, built here or not (a level file compiles
  * to a name only off its architecture), ordered from the oracle to the
- * fastest: with no QGEMV_CPU_ISA the last usable one that is not opt-in
- * wins (qg_cpu_default_level, which the level list marks), or the next
+ * fastest: with no QGEMV_CPU_ISA the last usable one wins (qg_cpu_default_level, which the level list marks), or the next
  * one down if its preparation fails when a context opens (qg_cpu_pick_level). */
 const qg_cpu_level *const qg_cpu_levels[] = {
     &qg_cpu_level_ref,        &qg_cpu_level_scalar,    &qg_cpu_level_avx2, &qg_cpu_level_avx512,
@@ -25,11 +24,10 @@ bool qg_cpu_level_built(const qg_cpu_level *l) { return l->available != NULL; }
 
 bool qg_cpu_level_usable(const qg_cpu_level *l) { return qg_cpu_level_built(l) && l->available(); }
 
-/* The index of the best level a default may take below index `below`
- * (usable, not opt-in), or -1. */
+/* The index of the best usable level below index `below`, or -1. */
 static int default_below(int below) {
   for (int i = below - 1; i >= 0; i--)
-    if (!qg_cpu_levels[i]->opt_in && qg_cpu_level_usable(qg_cpu_levels[i])) return i;
+    if (qg_cpu_level_usable(qg_cpu_levels[i])) return i;
   return -1;
 }
 
