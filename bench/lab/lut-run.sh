@@ -1,0 +1,39 @@
+#!/bin/bash
+# The lookup-table kernel's question run (bench/lab/lut.cu, bench/NOTES.md
+# v36) on the GPU machine: the lut sweep, the library's own m = 1 figures
+# in the same run (qgemv bench --graph), and ncu of one NF4 and one Q2_0
+# variant. Here: build bench/lab/build/lut (lut.cu's header), then
+#   mkdir -p .gpu/pack/bin && cp bench/lab/build/lut bench/lab/lut-run.sh .gpu/pack/bin/
+#   run(command="source .gpu/pack/env.sh && bash .gpu/pack/bin/lut-run.sh", carry=[".gpu/pack"])
+# Outputs in $OUT: gpu.txt, lut.txt, lut.json, qgemv.txt, qgemv-batched.txt,
+# ncu-*.txt. About 7-8 minutes on an H200 (LUT_DEADLINE, default 500 s,
+# skips what would not finish).
+set -u
+out=${OUT:-/tmp/lut-out}
+mkdir -p "$out"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+lut=${LUT:-$here/lut}
+deadline=${LUT_DEADLINE:-500}
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
+timeout 270 "$lut" ${LUT_ARGS:-} --json "$out/lut.json" > "$out/lut.txt" 2>&1
+echo "lut rc $? ($SECONDS s)"
+timeout 150 qgemv bench --backend cuda --shape 28672x8192 --shape 8192x28672 --shape 14336x4096 \
+  --shape 4096x4096 --format all --dtype f32,bf16 --m 1 --graph --min-time 0.1 --working-set 512M \
+  --no-baseline > "$out/qgemv.txt" 2>&1
+echo "qgemv bench rc $? ($SECONDS s)"
+[ "$SECONDS" -lt "$((deadline - 60))" ] && timeout 60 qgemv bench --backend cuda --shape 28672x8192 \
+  --format all --dtype f32 --m 2,4,8 --graph --min-time 0.1 --working-set 512M --no-baseline \
+  > "$out/qgemv-batched.txt" 2>&1
+echo "qgemv bench batched rc $? ($SECONDS s)"
+ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -n 1)
+prof() { # name fmt variant S
+  [ -n "$ncu" ] || { echo "no ncu"; return; }
+  [ "$SECONDS" -lt "$((deadline - 90))" ] || { echo "skip ncu $1 (deadline)"; return; }
+  timeout 120 "$ncu" --clock-control none --set full -k regex:lut_kernel -c 1 "$lut" --shapes 28672x8192 \
+    --fmts "$2" --only "$3" --S "$4" > "$out/ncu-$1.txt" 2>&1
+  echo "ncu $1 rc $? ($SECONDS s)"
+}
+prof nf4 nf4 "${LUT_NCU_NF4:-prmt-w16-b16-nb8-pref}" "${LUT_NCU_S:-8}"
+prof q2g128 q2g128 "${LUT_NCU_Q2:-prmt-w16-b16-nb8-pref}" "${LUT_NCU_S:-8}"
+echo "== lut best"; sed -n '/^best/,$p' "$out/lut.txt"
+echo "== qgemv bench"; grep -E 'read|28672|8192|14336|4096' "$out/qgemv.txt" | head -40

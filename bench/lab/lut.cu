@@ -1,0 +1,697 @@
+/* The activation-side lookup-table matvec (T-MAC style) for m = 1, NF4 and
+ * Q2_0, on CUDA cores in f32: a question for issue 13, standalone beside
+ * the tensor-core lab (bench/NOTES.md v36).
+ *
+ * Idea. A weight code byte holds 2 NF4 codes or 4 Q2_0 codes. For every
+ * byte position ("slot") of a k chunk the CTA builds a 256-entry f32 table
+ * of that slot's partial dot product with x for every byte value; the
+ * weights then cost one shared-memory lookup per byte instead of a decode
+ * per code. With each slot's table in one bank, and a warp's 32 lanes on 32
+ * slots of one row, every lookup instruction is conflict-free: 1 wavefront
+ * per 32 bytes (64 NF4 codes), against the tensor-core kernel's 2 per 64
+ * codes for the fp16 hi/lo table alone. All arithmetic is f32, so the
+ * contract holds without the NF4 exception of DESIGN.md section 5.
+ *
+ * Geometry. A chunk is 128 code bytes of a row (NF4 256 k, Q2_0 512 k):
+ * lane l owns slots 4l..4l+3 (its 4 consecutive bytes, in one block of
+ * every layout), table (slot 4l + j) lives in bank l. A unit is R rows x
+ * K/S columns (S the k-split); its CTA builds one chunk's tables at a time
+ * (128 KB), then its warps look up their rows' batches of B rows; a
+ * reduce-scatter over the lanes gives lane i row i's chunk sum. A second
+ * kernel adds the S partial rows in a fixed order (deterministic).
+ *
+ * Device layout (host repack): codes [chunk][n/4 row groups][32 lanes] of
+ * uint4 (word r = row 4g + r's 4 bytes of the lane); scales [chunk][n/4][nb
+ * blocks][4 rows] f32 (NF4 as stored, Q2_0's fp16 d widened exactly).
+ *
+ * Build (sm_90 SASS; nvcc 13):
+ *   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -diag-suppress 128 -Xptxas -v \
+ *     -o lut bench/lab/lut.cu bench/lab/host_data.cu -Xcompiler -static-libstdc++
+ * Run: ./lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT]
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "decode.cuh"
+#include "host_data.h"
+
+using namespace lab;
+
+#define CK(call)                                                                      \
+  do {                                                                                \
+    cudaError_t e_ = (call);                                                          \
+    if (e_ != cudaSuccess) {                                                          \
+      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      exit(1);                                                                        \
+    }                                                                                 \
+  } while (0)
+
+namespace {
+
+constexpr int kMaxM = 8; /* activation rows of the batched variants */
+
+/* SPL slots (code bytes) per lane per chunk: 4 (128 KB of tables; Hopper)
+ * or 2 (64 KB; fits GB10's 99 KB, or two CTAs per Hopper SM). */
+__host__ __device__ constexpr int table_bytes(int spl) { return spl * 32 * 256 * 4; }
+__host__ __device__ constexpr int chunk_k(int fmt, int spl) { return 32 * spl * (fmt == kNF4 ? 2 : 4); }
+__host__ __device__ constexpr int chunk_blocks(int fmt, int spl) { return chunk_k(fmt, spl) / fmt_bk(fmt); }
+/* rows a lane's 16-byte word covers */
+__host__ __device__ constexpr int group_rows(int spl) { return 16 / spl; }
+
+/* Table placement. ADDR 0: entry (slot SPL*l + j, byte e) at j*32K + e*128 +
+ * 4l, the address from the code word by SHF + LOP3 (base aligned to 32 KB).
+ * ADDR 1: at (j>>1)*64K + e*256 + (j&1)*128 + 4l, the address by one PRMT
+ * that drops byte e into byte 1 of the lane's base (base aligned to 64 KB). */
+template <int ADDR>
+__host__ __device__ constexpr uint32_t table_off(int j, int e, int l) {
+  return ADDR == 0 ? (uint32_t)(j * 32768 + e * 128 + l * 4)
+                   : (uint32_t)((j >> 1) * 65536 + e * 256 + (j & 1) * 128 + l * 4);
+}
+template <int ADDR>
+__host__ __device__ constexpr uint32_t table_align() { return ADDR == 0 ? 32768u : 65536u; }
+
+/* The table entry of byte B of a code word, in slot J's table. */
+template <int ADDR, int B, int J>
+__device__ __forceinline__ float lookup(uint32_t word, uint32_t lane_base) {
+  uint32_t a;
+  if (ADDR == 0) {
+    uint32_t sh;
+    if constexpr (B == 0)
+      sh = word << 7;
+    else
+      sh = word >> (8 * B - 7);
+    a = (sh & 0x7f80u) | lane_base;
+  } else {
+    /* byte 0 and bytes 2-3 from the base, byte 1 = code byte B */
+    a = __byte_perm(word, lane_base, 0x7604u | ((uint32_t)B << 4));
+  }
+  float t;
+  asm volatile("ld.shared.f32 %0, [%1 + %2];" : "=f"(t) : "r"(a), "n"((int)table_off<ADDR>(J, 0, 0)));
+  return t;
+}
+
+__device__ __forceinline__ uint4 ldg_stream(const uint4 *p) {
+  uint4 v;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  return v;
+}
+__device__ __forceinline__ float4 ldg_f4(const float4 *p) {
+  float4 v;
+  asm volatile("ld.global.nc.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
+  return v;
+}
+
+/* Slot tables of chunk c: T[e] = A[e & 15] + B[e >> 4], where A and B are
+ * the low and high nibble's partial products (NF4: one code each; Q2_0: two
+ * codes each, (code - 1) * x exact in f32, one rounding per add). */
+template <int FMT, int ADDR, int SPL>
+__device__ void build_tables(uint32_t tb, const float *x, int c) {
+  const int k0 = c * chunk_k(FMT, SPL);
+  for (int task = threadIdx.x; task < 128 * SPL; task += blockDim.x) {
+    const int l = task & 31, j = (task >> 5) % SPL, q = task / (32 * SPL);
+    const int slot = SPL * l + j;
+    float A[16], B[4];
+    if (FMT == kNF4) {
+      const float x0 = x[k0 + 2 * slot], x1 = x[k0 + 2 * slot + 1];
+#pragma unroll
+      for (int v = 0; v < 16; ++v) A[v] = nf4_value(v) * x0;
+#pragma unroll
+      for (int h = 0; h < 4; ++h) B[h] = nf4_value(4 * q + h) * x1;
+    } else {
+      const float4 xv = *reinterpret_cast<const float4 *>(x + k0 + 4 * slot);
+#pragma unroll
+      for (int v = 0; v < 16; ++v) A[v] = (float)((v & 3) - 1) * xv.x + (float)((v >> 2) - 1) * xv.y;
+#pragma unroll
+      for (int h = 0; h < 4; ++h) {
+        const int v = 4 * q + h;
+        B[h] = (float)((v & 3) - 1) * xv.z + (float)((v >> 2) - 1) * xv.w;
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < 4; ++h)
+#pragma unroll
+      for (int lo = 0; lo < 16; ++lo) {
+        const int e = (4 * q + h) * 16 + lo;
+        asm volatile("st.shared.f32 [%0], %1;" ::"r"(tb + table_off<ADDR>(j, e, l)), "f"(A[lo] + B[h]) : "memory");
+      }
+  }
+}
+
+/* Lane i ends with the sum over the lanes of v[i] (NV = 32), or of v[i & 15]
+ * on lanes i and i + 16 (NV = 16). */
+template <int H, int NV>
+__device__ __forceinline__ void reduce_step(float (&v)[NV], int lane) {
+  const bool up = lane & H;
+#pragma unroll
+  for (int i = 0; i < H; ++i) {
+    const float send = up ? v[i] : v[i + H], keep = up ? v[i + H] : v[i];
+    v[i] = keep + __shfl_xor_sync(0xffffffffu, send, H);
+  }
+  if constexpr (H > 1) reduce_step<H / 2, NV>(v, lane);
+}
+template <int NV>
+__device__ __forceinline__ float reduce_scatter(float (&v)[NV], int lane) {
+  reduce_step<NV / 2, NV>(v, lane);
+  if constexpr (NV == 16) v[0] += __shfl_xor_sync(0xffffffffu, v[0], 16);
+  return v[0];
+}
+
+struct Params {
+  const uint4 *codes;
+  const float4 *scales;
+  const float *x;
+  float *part; /* [S][m][n] */
+  int n, k, rows_per_unit, ksplit, m;
+};
+
+/* W warps; BATCH rows a batch (16 or 32); NB batches per warp per chunk
+ * (R = W * BATCH * NB); PREF: the next batch's loads issued before this
+ * batch's lookups; MINB CTAs per SM for the register budget. */
+template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB, int LOADS_ONLY, int MR>
+__global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const uint32_t raw = (uint32_t)__cvta_generic_to_shared(smem);
+  const uint32_t tb = (raw + table_align<ADDR>() - 1) & ~(table_align<ADDR>() - 1);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int chunks = p.k / chunk_k(FMT, SPL), cpu = chunks / p.ksplit;
+  const int unit = blockIdx.x, rr = unit / p.ksplit, ks = unit % p.ksplit;
+  const int row0 = rr * p.rows_per_unit;
+  constexpr int GR = group_rows(SPL), NBLK = chunk_blocks(FMT, SPL), RG = BATCH / GR, SQ = GR / 4;
+  const int ngroups = p.n / GR;
+  const int blk = lane / (32 / NBLK);
+  const uint32_t lane_base = tb + (uint32_t)lane * 4u;
+  float acc[MR][NB];
+#pragma unroll
+  for (int a = 0; a < MR; ++a)
+#pragma unroll
+    for (int b = 0; b < NB; ++b) acc[a][b] = 0.0f;
+
+  for (int c = ks * cpu; c < (ks + 1) * cpu; ++c)
+#pragma unroll
+  for (int a = 0; a < MR; ++a) {
+    /* batched: one activation row at a time, its tables rebuilt and the
+     * chunk's codes read again (from L2 after the first row) */
+    if (a >= p.m) break;
+    if (!LOADS_ONLY) {
+      __syncthreads();
+      build_tables<FMT, ADDR, SPL>(tb, p.x + (size_t)a * p.k, c);
+      __syncthreads();
+    }
+    uint4 cw[RG];
+    float4 sw[RG * SQ];
+    auto load = [&](int b) {
+      const int g0 = (row0 + (warp + b * W) * BATCH) / GR;
+      const uint4 *cp = p.codes + ((size_t)c * ngroups + g0) * 32 + lane;
+      const float4 *sp = p.scales + (((size_t)c * ngroups + g0) * NBLK + blk) * SQ;
+#pragma unroll
+      for (int g = 0; g < RG; ++g) {
+        cw[g] = ldg_stream(cp + g * 32);
+#pragma unroll
+        for (int q = 0; q < SQ; ++q) sw[g * SQ + q] = ldg_f4(sp + g * NBLK * SQ + q);
+      }
+    };
+    if (PREF) load(0);
+#pragma unroll
+    for (int b = 0; b < NB; ++b) {
+      uint4 cur[RG];
+      float4 scur[RG * SQ];
+      if (!PREF) load(b);
+#pragma unroll
+      for (int g = 0; g < RG; ++g) cur[g] = cw[g];
+#pragma unroll
+      for (int g = 0; g < RG * SQ; ++g) scur[g] = sw[g];
+      if (PREF && b + 1 < NB) load(b + 1);
+      float v[BATCH];
+#pragma unroll
+      for (int g = 0; g < RG; ++g) {
+        const uint32_t w4[4] = {cur[g].x, cur[g].y, cur[g].z, cur[g].w};
+        float s[GR];
+#pragma unroll
+        for (int q = 0; q < SQ; ++q) {
+          s[4 * q] = scur[g * SQ + q].x;
+          s[4 * q + 1] = scur[g * SQ + q].y;
+          s[4 * q + 2] = scur[g * SQ + q].z;
+          s[4 * q + 3] = scur[g * SQ + q].w;
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          if (LOADS_ONLY) { /* the same loads and reduction, no tables: a wrong y */
+#pragma unroll
+            for (int h = 0; h < 4 / SPL; ++h)
+              v[g * GR + i * (4 / SPL) + h] = __uint_as_float((w4[i] >> h) & 0x3fffffffu) * s[i * (4 / SPL) + h];
+            continue;
+          }
+          if constexpr (SPL == 4) {
+            const float t0 = lookup<ADDR, 0, 0>(w4[i], lane_base), t1 = lookup<ADDR, 1, 1>(w4[i], lane_base);
+            const float t2 = lookup<ADDR, 2, 2>(w4[i], lane_base), t3 = lookup<ADDR, 3, 3>(w4[i], lane_base);
+            v[g * GR + i] = ((t0 + t1) + (t2 + t3)) * s[i];
+          } else { /* word i: rows 2i (bytes 0-1) and 2i + 1 (bytes 2-3) */
+            const float t0 = lookup<ADDR, 0, 0>(w4[i], lane_base), t1 = lookup<ADDR, 1, 1>(w4[i], lane_base);
+            const float t2 = lookup<ADDR, 2, 0>(w4[i], lane_base), t3 = lookup<ADDR, 3, 1>(w4[i], lane_base);
+            v[g * GR + 2 * i] = (t0 + t1) * s[2 * i];
+            v[g * GR + 2 * i + 1] = (t2 + t3) * s[2 * i + 1];
+          }
+        }
+      }
+      acc[a][b] += reduce_scatter<BATCH>(v, lane);
+    }
+  }
+#pragma unroll
+  for (int a = 0; a < MR; ++a)
+#pragma unroll
+    for (int b = 0; b < NB; ++b)
+      if (a < p.m && lane < BATCH)
+        p.part[((size_t)ks * p.m + a) * p.n + row0 + (warp + b * W) * BATCH + lane] = acc[a][b];
+}
+
+/* y[a][i] = the k-split's partial rows added in order (deterministic). */
+__global__ void sum_parts(const float *part, float *y, int n, int ksplit, int m) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n * m) return;
+  const int a = i / n, r = i % n;
+  float s = part[(size_t)a * n + r];
+  for (int j = 1; j < ksplit; ++j) s += part[((size_t)j * m + a) * n + r];
+  y[i] = s;
+}
+
+/* Host repack into the layout above: byte b of lane l's word in row group g
+ * is row GR*g + b / SPL's slot SPL*l + b % SPL. */
+void repack(const Weight &w, int spl, std::vector<uint32_t> &codes, std::vector<float> &scales) {
+  const int fmt = w.fmt, ck = chunk_k(fmt, spl), nblk = chunk_blocks(fmt, spl), bk = fmt_bk(fmt),
+            gr = group_rows(spl);
+  const int64_t n = w.n, chunks = w.k / ck, groups = n / gr;
+  codes.assign((size_t)(chunks * groups * 32 * 4), 0);
+  scales.assign((size_t)(chunks * groups * nblk * gr), 0.0f);
+  parallel_for(groups, [&](int64_t g) {
+    for (int64_t c = 0; c < chunks; ++c) {
+      for (int l = 0; l < 32; ++l)
+        for (int b = 0; b < 16; ++b) {
+          const int64_t row = gr * g + b / spl;
+          const int slot = spl * l + b % spl;
+          uint32_t byte = 0;
+          if (fmt == kNF4) {
+            const int64_t kk = c * ck + 2 * slot;
+            byte = (uint32_t)w.code(row, kk) | ((uint32_t)w.code(row, kk + 1) << 4);
+          } else {
+            const int64_t kk = c * ck + 4 * slot;
+            for (int i = 0; i < 4; ++i) byte |= (uint32_t)w.code(row, kk + i) << (2 * i);
+          }
+          codes[(size_t)(((c * groups + g) * 32 + l) * 4 + b / 4)] |= byte << (8 * (b % 4));
+        }
+      for (int r = 0; r < gr; ++r)
+        for (int b = 0; b < nblk; ++b)
+          scales[(size_t)(((c * groups + g) * nblk + b) * gr + r)] = (float)w.scale(gr * g + r, c * ck + b * bk);
+    }
+  });
+}
+
+struct Variant {
+  const char *name;
+  int addr, spl, w, batch, nb, pref, minb, loads_only, mr;
+  void (*fn)(Params);
+};
+
+template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB = 1, int LO = 0, int MR = 1>
+Variant make_variant(const char *name) {
+  return Variant{name, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR,
+                 lut_kernel<FMT, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR>};
+}
+
+template <int FMT>
+std::vector<Variant> variants() {
+  return {
+      make_variant<FMT, 1, 4, 16, 32, 4, 0>("prmt-w16-b32-nb4"),
+      make_variant<FMT, 1, 4, 16, 16, 8, 1>("prmt-w16-b16-nb8-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 8, 0>("prmt-w16-b16-nb8"),
+      make_variant<FMT, 0, 4, 16, 16, 8, 1>("shf-w16-b16-nb8-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 4, 1>("prmt-w16-b16-nb4-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 2, 1>("prmt-w16-b16-nb2-pref"),
+      make_variant<FMT, 1, 4, 8, 16, 8, 1>("prmt-w8-b16-nb8-pref"),
+      make_variant<FMT, 1, 4, 8, 32, 4, 0>("prmt-w8-b32-nb4"),
+      make_variant<FMT, 1, 4, 8, 16, 4, 1>("prmt-w8-b16-nb4-pref"),
+      make_variant<FMT, 0, 2, 8, 32, 4, 1, 2>("s2-shf-w8-b32-nb4-pref-2cta"),
+      make_variant<FMT, 0, 2, 8, 16, 8, 1, 2>("s2-shf-w8-b16-nb8-pref-2cta"),
+      make_variant<FMT, 1, 2, 16, 32, 4, 1>("s2-prmt-w16-b32-nb4-pref"),
+      make_variant<FMT, 0, 2, 16, 16, 4, 1>("s2-shf-w16-b16-nb4-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 0, 8>("m8-prmt-w16-b16-nb4-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 8, 1, 1, 1>("LOADS-w16-b16-nb8-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 1>("LOADS-w16-b16-nb4-pref"),
+  };
+}
+
+const char *fmt_name(int f) { return f == kNF4 ? "nf4" : f == kQ2G64 ? "q2g64" : "q2g128"; }
+
+struct Result {
+  std::string fmt, variant;
+  int64_t n, k;
+  int R, S, units;
+  double us_main, us_total, gbs;
+  bool pass;
+  double worst;
+  bool loads_only;
+  int m;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+template <int FMT>
+void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms, const std::string &only, int only_s,
+                std::vector<Result> &out) {
+  std::vector<Variant> all;
+  for (const Variant &v : variants<FMT>())
+    if (only.empty() || only == v.name) all.push_back(v);
+  for (const auto &shape : shapes) {
+    const int64_t n = shape.first, k = shape.second;
+    const Weight w = make_weight(FMT, n, k, 42 + FMT * 7 + (uint64_t)n * 3 + (uint64_t)k);
+    const std::vector<int64_t> rows = sample_rows(n, 512);
+    const int patterns[] = {kNormal, kAdversarial, kPositive};
+    std::vector<Acts> acts;
+    std::vector<Ref> refs;
+    for (int pat : patterns) {
+      acts.push_back(make_acts(kMaxM, k, false, pat, 1000 + pat * 17));
+      refs.push_back(reference(w, acts.back(), kMaxM, false, 1e-5f, rows));
+    }
+    for (int spl : {4, 2}) {
+    std::vector<Variant> vs;
+    for (const Variant &v : all)
+      if (v.spl == spl) vs.push_back(v);
+    if (vs.empty() || k % chunk_k(FMT, spl)) continue;
+    std::vector<uint32_t> hc;
+    std::vector<float> hs;
+    repack(w, spl, hc, hs);
+    const size_t cbytes = hc.size() * 4, sbytes = hs.size() * 4, wbytes = w.packed_bytes();
+    const int copies = (int)std::max<size_t>(2, (512u << 20) / (cbytes + sbytes) + 1);
+    std::vector<uint4 *> dc(copies);
+    std::vector<float4 *> ds(copies);
+    for (int i = 0; i < copies; ++i) {
+      CK(cudaMalloc(&dc[i], cbytes));
+      CK(cudaMalloc(&ds[i], sbytes));
+      CK(cudaMemcpy(dc[i], hc.data(), cbytes, cudaMemcpyHostToDevice));
+      CK(cudaMemcpy(ds[i], hs.data(), sbytes, cudaMemcpyHostToDevice));
+    }
+    float *dx, *dy, *dpart;
+    CK(cudaMalloc(&dx, (size_t)k * 4 * kMaxM));
+    CK(cudaMalloc(&dy, (size_t)n * 4 * kMaxM));
+    CK(cudaMalloc(&dpart, (size_t)n * 4 * 64 * kMaxM));
+    const int chunks = (int)(k / chunk_k(FMT, spl));
+    for (const Variant &v : vs) {
+      const size_t smem = table_bytes(spl) + (v.addr == 0 ? 32768 : 65536);
+      if (cudaFuncSetAttribute(v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+        cudaGetLastError();
+        printf("%s %s: no %zu B of shared memory\n", fmt_name(FMT), v.name, smem);
+        continue;
+      }
+      const int R = v.w * v.batch * v.nb;
+      if (n % R) continue;
+      /* k-splits: every divisor of the chunk count giving at most 3 waves */
+      for (int S = 1; S <= chunks && S <= 64; ++S) {
+        if (chunks % S) continue;
+        const int units = (int)(n / R) * S;
+        if (units < sms / 2 || units > 3 * sms * v.minb || (only_s && S != only_s)) continue;
+        for (int m = 1; m <= v.mr; m *= 2) {
+        Params p{nullptr, nullptr, dx, dpart, (int)n, (int)k, R, S, m};
+        const int sum_blocks = (int)((n * m + 255) / 256);
+        auto launch = [&](const float *x, int rows_m, cudaStream_t s) {
+          Params q = p;
+          q.x = x;
+          q.m = rows_m;
+          v.fn<<<units, v.w * 32, smem, s>>>(q);
+          sum_parts<<<(int)((n * rows_m + 255) / 256), 256, 0, s>>>(dpart, dy, (int)n, S, rows_m);
+        };
+        bool pass = true, same_bits = true;
+        double worst = 0.0;
+        p.codes = dc[0];
+        p.scales = ds[0];
+        for (size_t a = 0; a < acts.size(); ++a) {
+          CK(cudaMemcpy(dx, acts[a].x.data(), (size_t)k * 4 * m, cudaMemcpyHostToDevice));
+          CK(cudaMemset(dy, 0xff, (size_t)n * 4 * m));
+          launch(dx, m, 0);
+          CK(cudaGetLastError());
+          std::vector<float> y((size_t)n * m);
+          CK(cudaMemcpy(y.data(), dy, (size_t)n * 4 * m, cudaMemcpyDeviceToHost));
+          const Check ch = check(refs[a], y.data(), m, n, false);
+          pass = pass && ch.pass;
+          worst = std::max(worst, ch.worst);
+          /* batched rows bit-identical to m = 1 on that row (first and last) */
+          for (int row : {0, m - 1}) {
+            if (m == 1) break;
+            launch(dx + (size_t)row * k, 1, 0);
+            std::vector<float> y1((size_t)n);
+            CK(cudaMemcpy(y1.data(), dy, (size_t)n * 4, cudaMemcpyDeviceToHost));
+            same_bits = same_bits && !memcmp(y1.data(), y.data() + (size_t)row * n, (size_t)n * 4);
+          }
+        }
+        CK(cudaMemcpy(dx, acts[0].x.data(), (size_t)k * 4 * m, cudaMemcpyHostToDevice));
+        /* timing: graphs of 20 launches over the rotating copies */
+        cudaStream_t st;
+        CK(cudaStreamCreate(&st));
+        double times[2];
+        for (int withsum = 0; withsum < 2; ++withsum) {
+          cudaGraph_t g;
+          cudaGraphExec_t ge;
+          CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+          const int iters = 20;
+          for (int it = 0; it < iters; ++it) {
+            p.codes = dc[it % copies];
+            p.scales = ds[it % copies];
+            v.fn<<<units, v.w * 32, smem, st>>>(p);
+            if (withsum) sum_parts<<<sum_blocks, 256, 0, st>>>(dpart, dy, (int)n, S, m);
+          }
+          CK(cudaStreamEndCapture(st, &g));
+          CK(cudaGraphInstantiate(&ge, g, 0));
+          CK(cudaGraphLaunch(ge, st));
+          CK(cudaStreamSynchronize(st));
+          cudaEvent_t e0, e1;
+          CK(cudaEventCreate(&e0));
+          CK(cudaEventCreate(&e1));
+          std::vector<double> samples;
+          for (int rep = 0; rep < 7; ++rep) {
+            CK(cudaEventRecord(e0, st));
+            CK(cudaGraphLaunch(ge, st));
+            CK(cudaEventRecord(e1, st));
+            CK(cudaEventSynchronize(e1));
+            float ms;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            samples.push_back(ms * 1000.0 / iters);
+          }
+          times[withsum] = median(samples);
+          CK(cudaGraphExecDestroy(ge));
+          CK(cudaGraphDestroy(g));
+          CK(cudaEventDestroy(e0));
+          CK(cudaEventDestroy(e1));
+        }
+        CK(cudaStreamDestroy(st));
+        Result r{fmt_name(FMT), v.name, n, k, R, S, units, times[0], times[1],
+                 (double)wbytes / (times[1] * 1e-6) / 1e9, pass && same_bits, worst, v.loads_only != 0, m};
+        printf("%-6s %6lldx%-6lld %-28s m %d R %5d S %3d units %4d  main %7.2f us  total %7.2f us  %6.0f GB/s  %s%s "
+               "(worst %.3f)\n",
+               r.fmt.c_str(), (long long)n, (long long)k, v.name, m, R, S, units, r.us_main, r.us_total, r.gbs,
+               v.loads_only ? "(loads only: no check)" : pass ? "pass" : "FAIL",
+               m > 1 ? (same_bits ? ", rows = m 1 bits" : ", ROWS DIFFER FROM m 1") : "", worst);
+        fflush(stdout);
+        out.push_back(r);
+        }
+      }
+    }
+    for (int i = 0; i < copies; ++i) {
+      CK(cudaFree(dc[i]));
+      CK(cudaFree(ds[i]));
+    }
+    CK(cudaFree(dx));
+    CK(cudaFree(dy));
+    CK(cudaFree(dpart));
+    }
+  }
+}
+
+std::vector<std::pair<int64_t, int64_t>> parse_shapes(const char *s) {
+  std::vector<std::pair<int64_t, int64_t>> v;
+  std::string str(s);
+  size_t pos = 0;
+  while (pos < str.size()) {
+    size_t e = str.find(',', pos);
+    if (e == std::string::npos) e = str.size();
+    long long a, b;
+    if (sscanf(str.substr(pos, e - pos).c_str(), "%lldx%lld", &a, &b) == 2) v.push_back({a, b});
+    pos = e + 1;
+  }
+  return v;
+}
+
+/* Host emulation of lut_kernel's dataflow (the repack, the table placement
+ * and address arithmetic of both ADDR modes, the lanes' slots and blocks, the
+ * reduce-scatter and the k-split sum), checked against the reference: the
+ * layout is proven here, where there is no GPU (--emu). */
+uint32_t byte_perm_host(uint32_t x, uint32_t y, uint32_t s) {
+  const uint64_t b = ((uint64_t)y << 32) | x;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) r |= (uint32_t)((b >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+}
+
+template <int FMT, int ADDR, int SPL>
+bool emulate(int64_t n, int64_t k, int R, int S, int batch) {
+  const Weight w = make_weight(FMT, n, k, 5 + FMT);
+  std::vector<uint32_t> hc;
+  std::vector<float> hs;
+  repack(w, SPL, hc, hs);
+  const Acts a = make_acts(1, k, false, kNormal, 3);
+  constexpr int NBLK = chunk_blocks(FMT, SPL), GR = group_rows(SPL);
+  const int chunks = (int)(k / chunk_k(FMT, SPL)), cpu = chunks / S, groups = (int)(n / GR);
+  const uint32_t tb = table_align<ADDR>(); /* a base as the kernel aligns it */
+  std::vector<unsigned char> smem(tb + table_bytes(SPL) + 65536);
+  std::vector<float> part((size_t)S * n), y((size_t)n);
+  for (int64_t rr = 0; rr < n / R; ++rr)
+    for (int ks = 0; ks < S; ++ks) {
+      std::vector<float> acc((size_t)R, 0.0f);
+      for (int c = ks * cpu; c < (ks + 1) * cpu; ++c) {
+        const int k0 = c * chunk_k(FMT, SPL);
+        for (int task = 0; task < 128 * SPL; ++task) {
+          const int l = task & 31, j = (task >> 5) % SPL, q = task / (32 * SPL), slot = SPL * l + j;
+          for (int h = 0; h < 4; ++h)
+            for (int lo = 0; lo < 16; ++lo) {
+              const int hi = 4 * q + h, e = hi * 16 + lo;
+              float A, B;
+              if (FMT == kNF4) {
+                A = nf4_value(lo) * a.x[k0 + 2 * slot];
+                B = nf4_value(hi) * a.x[k0 + 2 * slot + 1];
+              } else {
+                const float *xv = &a.x[k0 + 4 * slot];
+                A = (float)((lo & 3) - 1) * xv[0] + (float)((lo >> 2) - 1) * xv[1];
+                B = (float)((hi & 3) - 1) * xv[2] + (float)((hi >> 2) - 1) * xv[3];
+              }
+              const float t = A + B;
+              memcpy(&smem[tb + table_off<ADDR>(j, e, l)], &t, 4);
+            }
+        }
+        for (int b0 = 0; b0 < R; b0 += batch) {
+          std::vector<float> v((size_t)32 * batch); /* [lane][row] */
+          for (int lane = 0; lane < 32; ++lane) {
+            const uint32_t lane_base = tb + (uint32_t)lane * 4u;
+            const int blk = lane / (32 / NBLK);
+            for (int r = 0; r < batch; ++r) {
+              const int64_t row = rr * R + b0 + r, g = row / GR, rin = row % GR;
+              /* the row's SPL bytes: word rin * SPL / 4, bytes from (rin * SPL) % 4 */
+              const uint32_t word = hc[(size_t)(((c * groups + g) * 32 + lane) * 4 + rin * SPL / 4)];
+              const float sc = hs[(size_t)(((c * groups + g) * NBLK + blk) * GR + rin)];
+              float t[4] = {0, 0, 0, 0};
+              for (int J = 0; J < SPL; ++J) {
+                const int B = (int)(rin * SPL) % 4 + J;
+                uint32_t addr;
+                if (ADDR == 0)
+                  addr = ((B == 0 ? word << 7 : word >> (8 * B - 7)) & 0x7f80u) | lane_base;
+                else
+                  addr = byte_perm_host(word, lane_base, 0x7604u | ((uint32_t)B << 4));
+                memcpy(&t[J], &smem[addr + table_off<ADDR>(J, 0, 0)], 4);
+              }
+              v[(size_t)lane * batch + r] = (SPL == 4 ? (t[0] + t[1]) + (t[2] + t[3]) : t[0] + t[1]) * sc;
+            }
+          }
+          /* the reduce-scatter's order: pairs of lanes, halves of the rows */
+          for (int r = 0; r < batch; ++r) {
+            std::vector<float> lanes(32);
+            for (int lane = 0; lane < 32; ++lane) lanes[lane] = v[(size_t)lane * batch + r];
+            /* steps h = batch/2 .. 1 add lane pairs differing in bit h; then
+             * (batch 16) bit 16: the same sums as a tree over the lanes */
+            for (int h = batch / 2; h >= 1; h >>= 1)
+              for (int lane = 0; lane < 32; ++lane)
+                if (!(lane & h)) {
+                  const float s2 = lanes[lane] + lanes[lane | h];
+                  lanes[lane] = s2;
+                  lanes[lane | h] = s2;
+                }
+            if (batch == 16) lanes[0] = lanes[0] + lanes[16];
+            acc[(size_t)(b0 + r)] += lanes[0];
+          }
+        }
+      }
+      for (int r = 0; r < R; ++r) part[(size_t)ks * n + rr * R + r] = acc[(size_t)r];
+    }
+  for (int64_t i = 0; i < n; ++i) {
+    float s = part[(size_t)i];
+    for (int j = 1; j < S; ++j) s += part[(size_t)j * n + i];
+    y[(size_t)i] = s;
+  }
+  const std::vector<int64_t> rows = sample_rows(n, 256);
+  const Ref ref = reference(w, a, 1, false, 1e-5f, rows);
+  const Check ch = check(ref, y.data(), 1, n, false);
+  printf("emu %s ADDR %d SPL %d %lldx%lld R %d S %d batch %d: %s (worst %.4f of the bound)\n", fmt_name(FMT), ADDR,
+         SPL, (long long)n, (long long)k, R, S, batch, ch.pass ? "pass" : "FAIL", ch.worst);
+  return ch.pass;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::pair<int64_t, int64_t>> shapes = {{28672, 8192}, {8192, 28672}, {14336, 4096}, {4096, 4096}};
+  std::string fmts = "nf4,q2g128,q2g64", json, only;
+  int only_s = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--shapes") && i + 1 < argc) shapes = parse_shapes(argv[++i]);
+    else if (!strcmp(argv[i], "--fmts") && i + 1 < argc) fmts = argv[++i];
+    else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--S") && i + 1 < argc) only_s = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--emu")) {
+      bool ok = emulate<kNF4, 0, 4>(512, 1024, 256, 2, 32) && emulate<kNF4, 1, 4>(512, 1024, 512, 4, 16) &&
+                emulate<kQ2G128, 1, 4>(512, 2048, 256, 2, 16) && emulate<kQ2G64, 0, 4>(256, 2048, 256, 4, 32) &&
+                emulate<kQ2G64, 1, 4>(256, 1024, 128, 1, 16) && emulate<kNF4, 0, 2>(512, 1024, 256, 2, 32) &&
+                emulate<kNF4, 1, 2>(256, 512, 128, 1, 16) && emulate<kQ2G128, 0, 2>(512, 2048, 256, 4, 16) &&
+                emulate<kQ2G64, 1, 2>(256, 1024, 256, 2, 32);
+      return ok ? 0 : 1;
+    }
+    else {
+      fprintf(stderr, "usage: lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT]\n");
+      return 2;
+    }
+  }
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("device %s, %d SMs, %zu KB shared per block (opt-in)\n", prop.name, prop.multiProcessorCount,
+         prop.sharedMemPerBlockOptin / 1024);
+  std::vector<Result> res;
+  if (fmts.find("nf4") != std::string::npos) run_format<kNF4>(shapes, prop.multiProcessorCount, only, only_s, res);
+  if (fmts.find("q2g128") != std::string::npos) run_format<kQ2G128>(shapes, prop.multiProcessorCount, only, only_s, res);
+  if (fmts.find("q2g64") != std::string::npos) run_format<kQ2G64>(shapes, prop.multiProcessorCount, only, only_s, res);
+  /* best per format and shape */
+  printf("\nbest (total = main + partial sums, 20 launches in a graph, weights rotated over 512 MB):\n");
+  for (size_t i = 0; i < res.size(); ++i) {
+    bool best = true;
+    for (size_t j = 0; j < res.size(); ++j)
+      if (res[j].fmt == res[i].fmt && res[j].n == res[i].n && res[j].k == res[i].k && res[j].pass &&
+          !res[j].loads_only && res[j].m == res[i].m && res[j].us_total < res[i].us_total)
+        best = false;
+    if (best && res[i].pass && !res[i].loads_only)
+      printf("  %-6s %6lldx%-6lld m %d %7.2f us (main %7.2f)  %6.0f GB/s  %s R %d S %d\n", res[i].fmt.c_str(),
+             (long long)res[i].n, (long long)res[i].k, res[i].m, res[i].us_total, res[i].us_main, res[i].gbs,
+             res[i].variant.c_str(), res[i].R, res[i].S);
+  }
+  if (!json.empty()) {
+    FILE *f = fopen(json.c_str(), "w");
+    if (f) {
+      fprintf(f, "{\"device\": \"%s\", \"results\": [\n", prop.name);
+      for (size_t i = 0; i < res.size(); ++i)
+        fprintf(f,
+                "  {\"fmt\": \"%s\", \"n\": %lld, \"k\": %lld, \"variant\": \"%s\", \"R\": %d, \"S\": %d, "
+                "\"units\": %d, \"us_main\": %.3f, \"us_total\": %.3f, \"gbs\": %.1f, \"pass\": %s, "
+                "\"worst\": %.4f, \"loads_only\": %s}%s\n",
+                res[i].fmt.c_str(), (long long)res[i].n, (long long)res[i].k, res[i].m, res[i].variant.c_str(), res[i].R,
+                res[i].S, res[i].units, res[i].us_main, res[i].us_total, res[i].gbs, res[i].pass ? "true" : "false",
+                res[i].worst, res[i].loads_only ? "true" : "false", i + 1 < res.size() ? "," : "");
+      fprintf(f, "]}\n");
+      fclose(f);
+    }
+  }
+  return 0;
+}
