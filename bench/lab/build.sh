@@ -47,6 +47,10 @@ if [ -z "${SKIP_SM121:-}" ]; then
   echo "build: sm_121 compile check of the kernels"
   run_jobs sm121 "-gencode arch=compute_121,code=sm_121" inst_nf4.cu inst_q2g64.cu inst_q2g128.cu probe.cu
 fi
+echo "build: the lookup-table lab (lut.cu) and its host emulation"
+"$NVCC" -O3 -std=c++17 -lineinfo -diag-suppress 128 -gencode arch=compute_90,code=sm_90 -o "$B/lut" lut.cu \
+  host_data.cu -Xcompiler "-static-libstdc++ -static-libgcc"
+"$B/lut" --emu | tail -n 1
 echo "build: host emulation test"
 "$NVCC" -O2 -std=c++17 -diag-suppress 128 emu_test.cu host_data.cu -o "$B/emu_test"
 "$B/emu_test" | tail -n 1

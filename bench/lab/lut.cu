@@ -29,6 +29,7 @@
  *     -o lut bench/lab/lut.cu bench/lab/host_data.cu -Xcompiler -static-libstdc++
  * Run: ./lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT]
  */
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -169,13 +170,17 @@ struct Params {
   const float4 *scales;
   const float *x;
   float *part; /* [S][m][n] */
+  float *y;    /* CL: written by the kernel */
   int n, k, rows_per_unit, ksplit, m;
 };
 
 /* W warps; BATCH rows a batch (16 or 32); NB batches per warp per chunk
  * (R = W * BATCH * NB); PREF: the next batch's loads issued before this
  * batch's lookups; MINB CTAs per SM for the register budget. */
-template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB, int LOADS_ONLY, int MR>
+/* CL: the k-split's S CTAs form a thread-block cluster and add their
+ * partial rows through distributed shared memory, in order (no workspace,
+ * no second kernel; MR = 1 only). */
+template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB, int LOADS_ONLY, int MR, int CL>
 __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
   extern __shared__ __align__(16) unsigned char smem[];
   const uint32_t raw = (uint32_t)__cvta_generic_to_shared(smem);
@@ -264,12 +269,34 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
       acc[a][b] += reduce_scatter<BATCH>(v, lane);
     }
   }
-#pragma unroll
-  for (int a = 0; a < MR; ++a)
+  if constexpr (CL) {
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    float *mine = reinterpret_cast<float *>(smem + (tb - raw)); /* the tables' space, done with */
+    __syncthreads();
 #pragma unroll
     for (int b = 0; b < NB; ++b)
-      if (a < p.m && lane < BATCH)
-        p.part[((size_t)ks * p.m + a) * p.n + row0 + (warp + b * W) * BATCH + lane] = acc[a][b];
+      if (lane < BATCH) mine[(warp + b * W) * BATCH + lane] = acc[0][b];
+    cluster.sync();
+    const int share = p.rows_per_unit / p.ksplit;
+    for (int i = threadIdx.x; i < share; i += blockDim.x) {
+      const int r = ks * share + i;
+      float s = 0.0f;
+      for (int j = 0; j < p.ksplit; ++j) {
+        const float v = cluster.map_shared_rank(mine, j)[r];
+        s = j ? s + v : v;
+      }
+      p.y[row0 + r] = s;
+    }
+    cluster.sync(); /* the others' reads of this CTA's rows are done */
+  } else {
+#pragma unroll
+    for (int a = 0; a < MR; ++a)
+#pragma unroll
+      for (int b = 0; b < NB; ++b)
+        if (a < p.m && lane < BATCH)
+          p.part[((size_t)ks * p.m + a) * p.n + row0 + (warp + b * W) * BATCH + lane] = acc[a][b];
+  }
 }
 
 /* y[a][i] = the k-split's partial rows added in order (deterministic). */
@@ -315,14 +342,37 @@ void repack(const Weight &w, int spl, std::vector<uint32_t> &codes, std::vector<
 
 struct Variant {
   const char *name;
-  int addr, spl, w, batch, nb, pref, minb, loads_only, mr;
+  int addr, spl, w, batch, nb, pref, minb, loads_only, mr, cl;
   void (*fn)(Params);
 };
 
-template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB = 1, int LO = 0, int MR = 1>
+template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB = 1, int LO = 0, int MR = 1,
+          int CL = 0>
 Variant make_variant(const char *name) {
-  return Variant{name, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR,
-                 lut_kernel<FMT, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR>};
+  return Variant{name, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL,
+                 lut_kernel<FMT, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL>};
+}
+
+/* The main kernel, and the partial sums unless the cluster adds them. */
+cudaError_t launch_lut(const Variant &v, int units, size_t smem, cudaStream_t s, const Params &p, bool with_sum) {
+  if (v.cl) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(units);
+    cfg.blockDim = dim3(v.w * 32);
+    cfg.dynamicSmemBytes = smem;
+    cfg.stream = s;
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeClusterDimension;
+    at[0].val.clusterDim.x = p.ksplit;
+    at[0].val.clusterDim.y = 1;
+    at[0].val.clusterDim.z = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, v.fn, p);
+  }
+  v.fn<<<units, v.w * 32, smem, s>>>(p);
+  if (with_sum) sum_parts<<<(int)((p.n * p.m + 255) / 256), 256, 0, s>>>(p.part, p.y, p.n, p.ksplit, p.m);
+  return cudaGetLastError();
 }
 
 template <int FMT>
@@ -342,6 +392,9 @@ std::vector<Variant> variants() {
       make_variant<FMT, 1, 2, 16, 32, 4, 1>("s2-prmt-w16-b32-nb4-pref"),
       make_variant<FMT, 0, 2, 16, 16, 4, 1>("s2-shf-w16-b16-nb4-pref"),
       make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 0, 8>("m8-prmt-w16-b16-nb4-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 8, 1, 1, 0, 1, 1>("cl-prmt-w16-b16-nb8-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 0, 1, 1>("cl-prmt-w16-b16-nb4-pref"),
+      make_variant<FMT, 0, 2, 8, 32, 4, 1, 2, 0, 1, 1>("cl-s2-shf-w8-b32-nb4-pref-2cta"),
       make_variant<FMT, 1, 4, 16, 16, 8, 1, 1, 1>("LOADS-w16-b16-nb8-pref"),
       make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 1>("LOADS-w16-b16-nb4-pref"),
   };
@@ -419,16 +472,25 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
         if (chunks % S) continue;
         const int units = (int)(n / R) * S;
         if (units < sms / 2 || units > 3 * sms * v.minb || (only_s && S != only_s)) continue;
+        if (v.cl && (S > 8 || R % S)) continue; /* portable cluster sizes */
         for (int m = 1; m <= v.mr; m *= 2) {
-        Params p{nullptr, nullptr, dx, dpart, (int)n, (int)k, R, S, m};
-        const int sum_blocks = (int)((n * m + 255) / 256);
+        Params p{nullptr, nullptr, dx, dpart, dy, (int)n, (int)k, R, S, m};
         auto launch = [&](const float *x, int rows_m, cudaStream_t s) {
           Params q = p;
           q.x = x;
           q.m = rows_m;
-          v.fn<<<units, v.w * 32, smem, s>>>(q);
-          sum_parts<<<(int)((n * rows_m + 255) / 256), 256, 0, s>>>(dpart, dy, (int)n, S, rows_m);
+          return launch_lut(v, units, smem, s, q, true);
         };
+        {
+          cudaError_t e0 = launch(dx, m, 0);
+          if (e0 == cudaSuccess) e0 = cudaDeviceSynchronize();
+          if (e0 != cudaSuccess) {
+            printf("%-6s %6lldx%-6lld %-28s m %d R %5d S %3d: launch failed: %s\n", fmt_name(FMT), (long long)n,
+                   (long long)k, v.name, m, R, S, cudaGetErrorString(e0));
+            cudaGetLastError();
+            continue;
+          }
+        }
         bool pass = true, same_bits = true;
         double worst = 0.0;
         p.codes = dc[0];
@@ -436,8 +498,7 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
         for (size_t a = 0; a < acts.size(); ++a) {
           CK(cudaMemcpy(dx, acts[a].x.data(), (size_t)k * 4 * m, cudaMemcpyHostToDevice));
           CK(cudaMemset(dy, 0xff, (size_t)n * 4 * m));
-          launch(dx, m, 0);
-          CK(cudaGetLastError());
+          CK(launch(dx, m, 0));
           std::vector<float> y((size_t)n * m);
           CK(cudaMemcpy(y.data(), dy, (size_t)n * 4 * m, cudaMemcpyDeviceToHost));
           const Check ch = check(refs[a], y.data(), m, n, false);
@@ -446,7 +507,7 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
           /* batched rows bit-identical to m = 1 on that row (first and last) */
           for (int row : {0, m - 1}) {
             if (m == 1) break;
-            launch(dx + (size_t)row * k, 1, 0);
+            CK(launch(dx + (size_t)row * k, 1, 0));
             std::vector<float> y1((size_t)n);
             CK(cudaMemcpy(y1.data(), dy, (size_t)n * 4, cudaMemcpyDeviceToHost));
             same_bits = same_bits && !memcmp(y1.data(), y.data() + (size_t)row * n, (size_t)n * 4);
@@ -465,8 +526,7 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
           for (int it = 0; it < iters; ++it) {
             p.codes = dc[it % copies];
             p.scales = ds[it % copies];
-            v.fn<<<units, v.w * 32, smem, st>>>(p);
-            if (withsum) sum_parts<<<sum_blocks, 256, 0, st>>>(dpart, dy, (int)n, S, m);
+            CK(launch_lut(v, units, smem, st, p, withsum));
           }
           CK(cudaStreamEndCapture(st, &g));
           CK(cudaGraphInstantiate(&ge, g, 0));
