@@ -175,8 +175,9 @@ struct Params {
 };
 
 /* W warps; BATCH rows a batch (16 or 32); NB batches per warp per chunk
- * (R = W * BATCH * NB); PREF: the next batch's loads issued before this
- * batch's lookups; MINB CTAs per SM for the register budget. */
+ * (R = W * BATCH * NB); PREF 1: the next batch's loads issued before this
+ * batch's lookups, 2: also the next chunk's (or row's) first batch before
+ * the table build; MINB CTAs per SM for the register budget. */
 /* CL: the k-split's S CTAs form a thread-block cluster and add their
  * partial rows through distributed shared memory, in order (no workspace,
  * no second kernel; MR = 1 only). */
@@ -199,7 +200,22 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
 #pragma unroll
     for (int b = 0; b < NB; ++b) acc[a][b] = 0.0f;
 
-  for (int c = ks * cpu; c < (ks + 1) * cpu; ++c)
+  uint4 cw[RG];
+  float4 sw[RG * SQ];
+  auto load = [&](int c, int b) {
+    const int g0 = (row0 + (warp + b * W) * BATCH) / GR;
+    const uint4 *cp = p.codes + ((size_t)c * ngroups + g0) * 32 + lane;
+    const float4 *sp = p.scales + (((size_t)c * ngroups + g0) * NBLK + blk) * SQ;
+#pragma unroll
+    for (int g = 0; g < RG; ++g) {
+      cw[g] = ldg_stream(cp + g * 32);
+#pragma unroll
+      for (int q = 0; q < SQ; ++q) sw[g * SQ + q] = ldg_f4(sp + g * NBLK * SQ + q);
+    }
+  };
+  const int c_end = (ks + 1) * cpu;
+  if (PREF == 2) load(ks * cpu, 0);
+  for (int c = ks * cpu; c < c_end; ++c)
 #pragma unroll
   for (int a = 0; a < MR; ++a) {
     /* batched: one activation row at a time, its tables rebuilt and the
@@ -210,30 +226,22 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
       build_tables<FMT, ADDR, SPL>(tb, p.x + (size_t)a * p.k, c);
       __syncthreads();
     }
-    uint4 cw[RG];
-    float4 sw[RG * SQ];
-    auto load = [&](int b) {
-      const int g0 = (row0 + (warp + b * W) * BATCH) / GR;
-      const uint4 *cp = p.codes + ((size_t)c * ngroups + g0) * 32 + lane;
-      const float4 *sp = p.scales + (((size_t)c * ngroups + g0) * NBLK + blk) * SQ;
-#pragma unroll
-      for (int g = 0; g < RG; ++g) {
-        cw[g] = ldg_stream(cp + g * 32);
-#pragma unroll
-        for (int q = 0; q < SQ; ++q) sw[g * SQ + q] = ldg_f4(sp + g * NBLK * SQ + q);
-      }
-    };
-    if (PREF) load(0);
+    if (PREF == 1) load(c, 0);
 #pragma unroll
     for (int b = 0; b < NB; ++b) {
       uint4 cur[RG];
       float4 scur[RG * SQ];
-      if (!PREF) load(b);
+      if (!PREF) load(c, b);
 #pragma unroll
       for (int g = 0; g < RG; ++g) cur[g] = cw[g];
 #pragma unroll
       for (int g = 0; g < RG * SQ; ++g) scur[g] = sw[g];
-      if (PREF && b + 1 < NB) load(b + 1);
+      if (PREF && b + 1 < NB) {
+        load(c, b + 1);
+      } else if (PREF == 2) { /* the next pass's first batch, across the build */
+        const int cn = a + 1 < MR && a + 1 < p.m ? c : c + 1;
+        if (cn < c_end) load(cn, 0);
+      }
       float v[BATCH];
 #pragma unroll
       for (int g = 0; g < RG; ++g) {
@@ -380,6 +388,8 @@ std::vector<Variant> variants() {
   return {
       make_variant<FMT, 1, 4, 16, 32, 4, 0>("prmt-w16-b32-nb4"),
       make_variant<FMT, 1, 4, 16, 16, 8, 1>("prmt-w16-b16-nb8-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 8, 2>("prmt-w16-b16-nb8-pref2"),
+      make_variant<FMT, 1, 4, 16, 16, 4, 2>("prmt-w16-b16-nb4-pref2"),
       make_variant<FMT, 1, 4, 16, 16, 8, 0>("prmt-w16-b16-nb8"),
       make_variant<FMT, 0, 4, 16, 16, 8, 1>("shf-w16-b16-nb8-pref"),
       make_variant<FMT, 1, 4, 16, 16, 4, 1>("prmt-w16-b16-nb4-pref"),
@@ -391,8 +401,8 @@ std::vector<Variant> variants() {
       make_variant<FMT, 0, 2, 8, 16, 8, 1, 2>("s2-shf-w8-b16-nb8-pref-2cta"),
       make_variant<FMT, 1, 2, 16, 32, 4, 1>("s2-prmt-w16-b32-nb4-pref"),
       make_variant<FMT, 0, 2, 16, 16, 4, 1>("s2-shf-w16-b16-nb4-pref"),
-      make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 0, 8>("m8-prmt-w16-b16-nb4-pref"),
-      make_variant<FMT, 1, 4, 16, 16, 8, 1, 1, 0, 1, 1>("cl-prmt-w16-b16-nb8-pref"),
+      make_variant<FMT, 1, 4, 16, 16, 4, 2, 1, 0, 8>("m8-prmt-w16-b16-nb4-pref2"),
+      make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1>("cl-prmt-w16-b16-nb8-pref2"),
       make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 0, 1, 1>("cl-prmt-w16-b16-nb4-pref"),
       make_variant<FMT, 0, 2, 8, 32, 4, 1, 2, 0, 1, 1>("cl-s2-shf-w8-b32-nb4-pref-2cta"),
       make_variant<FMT, 1, 4, 16, 16, 8, 1, 1, 1>("LOADS-w16-b16-nb8-pref"),
