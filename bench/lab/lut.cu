@@ -113,21 +113,36 @@ __device__ __forceinline__ float4 ldg_f4(const float4 *p) {
 /* Slot tables of chunk c: T[e] = A[e & 15] + B[e >> 4], where A and B are
  * the low and high nibble's partial products (NF4: one code each; Q2_0: two
  * codes each, (code - 1) * x exact in f32, one rounding per add). */
-template <int FMT, int ADDR, int SPL>
-__device__ void build_tables(uint32_t tb, const float *x, int c) {
+/* NORM: the tables take x * gamma, and ss gathers the chunk's x^2 (one
+ * task per slot counts it) for 1/rms, applied to the finished sums. */
+template <int FMT, int ADDR, int SPL, int NORM>
+__device__ void build_tables(uint32_t tb, const float *x, const float *gamma, int c, float &ss) {
   const int k0 = c * chunk_k(FMT, SPL);
   for (int task = threadIdx.x; task < 128 * SPL; task += blockDim.x) {
     const int l = task & 31, j = (task >> 5) % SPL, q = task / (32 * SPL);
     const int slot = SPL * l + j;
     float A[16], B[4];
     if (FMT == kNF4) {
-      const float x0 = x[k0 + 2 * slot], x1 = x[k0 + 2 * slot + 1];
+      float x0 = x[k0 + 2 * slot], x1 = x[k0 + 2 * slot + 1];
+      if (NORM) {
+        if (q == 0) ss = fmaf(x1, x1, fmaf(x0, x0, ss));
+        x0 *= gamma[k0 + 2 * slot];
+        x1 *= gamma[k0 + 2 * slot + 1];
+      }
 #pragma unroll
       for (int v = 0; v < 16; ++v) A[v] = nf4_value(v) * x0;
 #pragma unroll
       for (int h = 0; h < 4; ++h) B[h] = nf4_value(4 * q + h) * x1;
     } else {
-      const float4 xv = *reinterpret_cast<const float4 *>(x + k0 + 4 * slot);
+      float4 xv = *reinterpret_cast<const float4 *>(x + k0 + 4 * slot);
+      if (NORM) {
+        if (q == 0) ss = fmaf(xv.w, xv.w, fmaf(xv.z, xv.z, fmaf(xv.y, xv.y, fmaf(xv.x, xv.x, ss))));
+        const float4 g = *reinterpret_cast<const float4 *>(gamma + k0 + 4 * slot);
+        xv.x *= g.x;
+        xv.y *= g.y;
+        xv.z *= g.z;
+        xv.w *= g.w;
+      }
 #pragma unroll
       for (int v = 0; v < 16; ++v) A[v] = (float)((v & 3) - 1) * xv.x + (float)((v >> 2) - 1) * xv.y;
 #pragma unroll
@@ -171,6 +186,8 @@ struct Params {
   const float *x;
   float *part; /* [S][m][n] */
   float *y;    /* CL: written by the kernel */
+  const float *gamma; /* NORM */
+  float eps;
   int n, k, rows_per_unit, ksplit, m;
 };
 
@@ -181,8 +198,11 @@ struct Params {
 /* CL: the k-split's S CTAs form a thread-block cluster and add their
  * partial rows through distributed shared memory, in order (no workspace,
  * no second kernel; MR = 1 only). */
-template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB, int LOADS_ONLY, int MR, int CL>
+template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB, int LOADS_ONLY, int MR, int CL,
+          int NORM>
 __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
+  static_assert(!NORM || (CL && MR == 1), "the fused norm is written for the cluster form, m = 1");
+  float ss = 0.0f;
   extern __shared__ __align__(16) unsigned char smem[];
   const uint32_t raw = (uint32_t)__cvta_generic_to_shared(smem);
   const uint32_t tb = (raw + table_align<ADDR>() - 1) & ~(table_align<ADDR>() - 1);
@@ -223,7 +243,7 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
     if (a >= p.m) break;
     if (!LOADS_ONLY) {
       __syncthreads();
-      build_tables<FMT, ADDR, SPL>(tb, p.x + (size_t)a * p.k, c);
+      build_tables<FMT, ADDR, SPL, NORM>(tb, p.x + (size_t)a * p.k, p.gamma, c, ss);
       __syncthreads();
     }
     if (PREF == 1) load(c, 0);
@@ -285,7 +305,27 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
 #pragma unroll
     for (int b = 0; b < NB; ++b)
       if (lane < BATCH) mine[(warp + b * W) * BATCH + lane] = acc[0][b];
+    if (NORM) { /* this CTA's sum of squares after its rows, in a fixed order */
+#pragma unroll
+      for (int h = 16; h >= 1; h >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, h);
+      if (lane == 0) mine[p.rows_per_unit + 1 + warp] = ss;
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        float t = mine[p.rows_per_unit + 1];
+        for (int w2 = 1; w2 < W; ++w2) t += mine[p.rows_per_unit + 1 + w2];
+        mine[p.rows_per_unit] = t;
+      }
+    }
     cluster.sync();
+    float inv = 1.0f;
+    if (NORM) {
+      float t = 0.0f;
+      for (int j = 0; j < p.ksplit; ++j) {
+        const float v = cluster.map_shared_rank(mine, j)[p.rows_per_unit];
+        t = j ? t + v : v;
+      }
+      inv = 1.0f / sqrtf(t / (float)p.k + p.eps);
+    }
     const int share = p.rows_per_unit / p.ksplit;
     for (int i = threadIdx.x; i < share; i += blockDim.x) {
       const int r = ks * share + i;
@@ -294,7 +334,7 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
         const float v = cluster.map_shared_rank(mine, j)[r];
         s = j ? s + v : v;
       }
-      p.y[row0 + r] = s;
+      p.y[row0 + r] = NORM ? s * inv : s;
     }
     cluster.sync(); /* the others' reads of this CTA's rows are done */
   } else {
@@ -350,15 +390,15 @@ void repack(const Weight &w, int spl, std::vector<uint32_t> &codes, std::vector<
 
 struct Variant {
   const char *name;
-  int addr, spl, w, batch, nb, pref, minb, loads_only, mr, cl;
+  int addr, spl, w, batch, nb, pref, minb, loads_only, mr, cl, norm;
   void (*fn)(Params);
 };
 
 template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB = 1, int LO = 0, int MR = 1,
-          int CL = 0>
+          int CL = 0, int NORM = 0>
 Variant make_variant(const char *name) {
-  return Variant{name, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL,
-                 lut_kernel<FMT, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL>};
+  return Variant{name, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM,
+                 lut_kernel<FMT, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM>};
 }
 
 /* The main kernel, and the partial sums unless the cluster adds them. */
@@ -403,6 +443,8 @@ std::vector<Variant> variants() {
       make_variant<FMT, 0, 2, 16, 16, 4, 1>("s2-shf-w16-b16-nb4-pref"),
       make_variant<FMT, 1, 4, 16, 16, 4, 2, 1, 0, 8>("m8-prmt-w16-b16-nb4-pref2"),
       make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1>("cl-prmt-w16-b16-nb8-pref2"),
+      make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 1>("cl-norm-prmt-w16-b16-nb8-pref2"),
+      make_variant<FMT, 1, 4, 16, 16, 4, 2, 1, 0, 1, 1, 1>("cl-norm-prmt-w16-b16-nb4-pref2"),
       make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 0, 1, 1>("cl-prmt-w16-b16-nb4-pref"),
       make_variant<FMT, 0, 2, 8, 32, 4, 1, 2, 0, 1, 1>("cl-s2-shf-w8-b32-nb4-pref-2cta"),
       make_variant<FMT, 1, 4, 16, 16, 8, 1, 1, 1>("LOADS-w16-b16-nb8-pref"),
@@ -440,10 +482,11 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
     const std::vector<int64_t> rows = sample_rows(n, 512);
     const int patterns[] = {kNormal, kAdversarial, kPositive};
     std::vector<Acts> acts;
-    std::vector<Ref> refs;
+    std::vector<Ref> refs, refs_norm;
     for (int pat : patterns) {
       acts.push_back(make_acts(kMaxM, k, false, pat, 1000 + pat * 17));
       refs.push_back(reference(w, acts.back(), kMaxM, false, 1e-5f, rows));
+      refs_norm.push_back(reference(w, acts.back(), 1, true, 1e-5f, rows));
     }
     for (int spl : {4, 2}) {
     std::vector<Variant> vs;
@@ -463,7 +506,8 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
       CK(cudaMemcpy(dc[i], hc.data(), cbytes, cudaMemcpyHostToDevice));
       CK(cudaMemcpy(ds[i], hs.data(), sbytes, cudaMemcpyHostToDevice));
     }
-    float *dx, *dy, *dpart;
+    float *dx, *dy, *dpart, *dgamma;
+    CK(cudaMalloc(&dgamma, (size_t)k * 4));
     CK(cudaMalloc(&dx, (size_t)k * 4 * kMaxM));
     CK(cudaMalloc(&dy, (size_t)n * 4 * kMaxM));
     CK(cudaMalloc(&dpart, (size_t)n * 4 * 64 * kMaxM));
@@ -484,7 +528,17 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
         if (units < sms / 2 || units > 3 * sms * v.minb || (only_s && S != only_s)) continue;
         if (v.cl && (S > 8 || R % S)) continue; /* portable cluster sizes */
         for (int m = 1; m <= v.mr; m *= 2) {
-        Params p{nullptr, nullptr, dx, dpart, dy, (int)n, (int)k, R, S, m};
+        Params p{};
+        p.x = dx;
+        p.part = dpart;
+        p.y = dy;
+        p.gamma = dgamma;
+        p.eps = 1e-5f;
+        p.n = (int)n;
+        p.k = (int)k;
+        p.rows_per_unit = R;
+        p.ksplit = S;
+        p.m = m;
         auto launch = [&](const float *x, int rows_m, cudaStream_t s) {
           Params q = p;
           q.x = x;
@@ -507,11 +561,12 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
         p.scales = ds[0];
         for (size_t a = 0; a < acts.size(); ++a) {
           CK(cudaMemcpy(dx, acts[a].x.data(), (size_t)k * 4 * m, cudaMemcpyHostToDevice));
+          CK(cudaMemcpy(dgamma, acts[a].gamma.data(), (size_t)k * 4, cudaMemcpyHostToDevice));
           CK(cudaMemset(dy, 0xff, (size_t)n * 4 * m));
           CK(launch(dx, m, 0));
           std::vector<float> y((size_t)n * m);
           CK(cudaMemcpy(y.data(), dy, (size_t)n * 4 * m, cudaMemcpyDeviceToHost));
-          const Check ch = check(refs[a], y.data(), m, n, false);
+          const Check ch = check(v.norm ? refs_norm[a] : refs[a], y.data(), m, n, false);
           pass = pass && ch.pass;
           worst = std::max(worst, ch.worst);
           /* batched rows bit-identical to m = 1 on that row (first and last) */
@@ -579,6 +634,7 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
       CK(cudaFree(ds[i]));
     }
     CK(cudaFree(dx));
+    CK(cudaFree(dgamma));
     CK(cudaFree(dy));
     CK(cudaFree(dpart));
     }
