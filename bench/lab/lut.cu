@@ -404,6 +404,10 @@ Variant make_variant(const char *name) {
 /* The main kernel, and the partial sums unless the cluster adds them. */
 cudaError_t launch_lut(const Variant &v, int units, size_t smem, cudaStream_t s, const Params &p, bool with_sum) {
   if (v.cl) {
+    if (p.ksplit > 8) {
+      const cudaError_t e = cudaFuncSetAttribute(v.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+      if (e != cudaSuccess) return e;
+    }
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(units);
     cfg.blockDim = dim3(v.w * 32);
@@ -430,6 +434,8 @@ std::vector<Variant> variants() {
       make_variant<FMT, 1, 4, 16, 16, 8, 1>("prmt-w16-b16-nb8-pref"),
       make_variant<FMT, 1, 4, 16, 16, 8, 2>("prmt-w16-b16-nb8-pref2"),
       make_variant<FMT, 1, 4, 16, 16, 4, 2>("prmt-w16-b16-nb4-pref2"),
+      make_variant<FMT, 1, 4, 14, 16, 8, 2>("prmt-w14-b16-nb8-pref2"),
+      make_variant<FMT, 1, 4, 14, 16, 8, 2, 1, 0, 1, 1>("cl-prmt-w14-b16-nb8-pref2"),
       make_variant<FMT, 1, 4, 16, 16, 8, 0>("prmt-w16-b16-nb8"),
       make_variant<FMT, 0, 4, 16, 16, 8, 1>("shf-w16-b16-nb8-pref"),
       make_variant<FMT, 1, 4, 16, 16, 4, 1>("prmt-w16-b16-nb4-pref"),
@@ -526,7 +532,7 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
         if (chunks % S) continue;
         const int units = (int)(n / R) * S;
         if (units < sms / 2 || units > 3 * sms * v.minb || (only_s && S != only_s)) continue;
-        if (v.cl && (S > 8 || R % S)) continue; /* portable cluster sizes */
+        if (v.cl && (S > 16 || R % S)) continue; /* 16: a non-portable cluster size (Hopper) */
         for (int m = 1; m <= v.mr; m *= 2) {
         Params p{};
         p.x = dx;
