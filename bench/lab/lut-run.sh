@@ -33,7 +33,7 @@ prof() { # name fmt variant S
     --fmts "$2" --only "$3" --S "$4" > "$out/ncu-$1.txt" 2>&1
   echo "ncu $1 rc $? ($SECONDS s)"
 }
-prof nf4 nf4 "${LUT_NCU_NF4:-prmt-w16-b16-nb8-pref}" "${LUT_NCU_S:-8}"
-prof q2g128 q2g128 "${LUT_NCU_Q2:-prmt-w16-b16-nb8-pref}" "${LUT_NCU_S:-8}"
+prof nf4 nf4 "${LUT_NCU_NF4:-prmt-w16-b16-nb8-pref2}" "${LUT_NCU_S:-8}"
+prof q2g128 q2g128 "${LUT_NCU_Q2:-prmt-w16-b16-nb8-pref2}" "${LUT_NCU_S:-8}"
 echo "== lut best"; sed -n '/^best/,$p' "$out/lut.txt"
 echo "== qgemv bench"; grep -E 'read|28672|8192|14336|4096' "$out/qgemv.txt" | head -40
