@@ -1,5 +1,5 @@
-/* The activation-side lookup-table matvec (T-MAC style) for m = 1, NF4 and
- * Q2_0, on CUDA cores in f32: a question for issue 13, standalone beside
+/* The activation-side lookup-table matvec (T-MAC style), NF4 and Q2_0, on
+ * CUDA cores in f32: a question for issue 13, standalone beside
  * the tensor-core lab (bench/NOTES.md v36).
  *
  * Idea. A weight code byte holds 2 NF4 codes or 4 Q2_0 codes. For every
@@ -12,17 +12,21 @@
  * codes for the fp16 hi/lo table alone. All arithmetic is f32, so the
  * contract holds without the NF4 exception of DESIGN.md section 5.
  *
- * Geometry. A chunk is 128 code bytes of a row (NF4 256 k, Q2_0 512 k):
- * lane l owns slots 4l..4l+3 (its 4 consecutive bytes, in one block of
- * every layout), table (slot 4l + j) lives in bank l. A unit is R rows x
- * K/S columns (S the k-split); its CTA builds one chunk's tables at a time
- * (128 KB), then its warps look up their rows' batches of B rows; a
- * reduce-scatter over the lanes gives lane i row i's chunk sum. A second
- * kernel adds the S partial rows in a fixed order (deterministic).
+ * Geometry. A chunk is 32 * SPL code bytes of a row (SPL 4: NF4 256 k,
+ * Q2_0 512 k, 128 KB of tables; SPL 2: half): lane l owns slots SPL*l ..
+ * SPL*l + SPL - 1 (consecutive bytes, in one block of every layout), and
+ * table (slot SPL*l + j) lives in bank l. A unit is R rows x K/S columns
+ * (S the k-split); its CTA builds one chunk's tables at a time, then its
+ * warps look up their rows' batches; a reduce-scatter over the lanes gives
+ * lane i row i's chunk sum. The S partial rows are added in a fixed order
+ * (deterministic) by a second kernel, or in the CTAs' cluster (CL). Batched
+ * rows (MR) take one pass each over a chunk, tables rebuilt, codes read
+ * again; the fused RMSNorm (NORM) is written for the cluster form.
  *
- * Device layout (host repack): codes [chunk][n/4 row groups][32 lanes] of
- * uint4 (word r = row 4g + r's 4 bytes of the lane); scales [chunk][n/4][nb
- * blocks][4 rows] f32 (NF4 as stored, Q2_0's fp16 d widened exactly).
+ * Device layout (host repack): codes [chunk][n/GR row groups][32 lanes] of
+ * uint4 (byte b = row GR*g + b / SPL's slot SPL*l + b % SPL, GR = 16 / SPL);
+ * scales [chunk][n/GR][blocks][GR rows] f32 (NF4 as stored, Q2_0's fp16 d
+ * widened exactly).
  *
  * Build (sm_90 SASS; nvcc 13):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -diag-suppress 128 -Xptxas -v \
@@ -78,21 +82,30 @@ __host__ __device__ constexpr uint32_t table_off(int j, int e, int l) {
 template <int ADDR>
 __host__ __device__ constexpr uint32_t table_align() { return ADDR == 0 ? 32768u : 65536u; }
 
+__host__ __device__ inline uint32_t byte_perm(uint32_t x, uint32_t y, uint32_t s) {
+#ifdef __CUDA_ARCH__
+  return __byte_perm(x, y, s);
+#else
+  const uint64_t b = ((uint64_t)y << 32) | x;
+  uint32_t r = 0;
+  for (int i = 0; i < 4; ++i) r |= (uint32_t)((b >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+  return r;
+#endif
+}
+
+/* Address of byte B's entry in the lane's slot-0 table (slot J's adds
+ * table_off(J, 0, 0)); the kernel and the host emulation both use it. */
+template <int ADDR>
+__host__ __device__ inline uint32_t entry_addr(uint32_t word, int B, uint32_t lane_base) {
+  if (ADDR == 0) return ((B == 0 ? word << 7 : word >> (8 * B - 7)) & 0x7f80u) | lane_base;
+  /* byte 0 and bytes 2-3 from the base, byte 1 = code byte B */
+  return byte_perm(word, lane_base, 0x7604u | ((uint32_t)B << 4));
+}
+
 /* The table entry of byte B of a code word, in slot J's table. */
 template <int ADDR, int B, int J>
 __device__ __forceinline__ float lookup(uint32_t word, uint32_t lane_base) {
-  uint32_t a;
-  if (ADDR == 0) {
-    uint32_t sh;
-    if constexpr (B == 0)
-      sh = word << 7;
-    else
-      sh = word >> (8 * B - 7);
-    a = (sh & 0x7f80u) | lane_base;
-  } else {
-    /* byte 0 and bytes 2-3 from the base, byte 1 = code byte B */
-    a = __byte_perm(word, lane_base, 0x7604u | ((uint32_t)B << 4));
-  }
+  const uint32_t a = entry_addr<ADDR>(word, B, lane_base);
   float t;
   asm volatile("ld.shared.f32 %0, [%1 + %2];" : "=f"(t) : "r"(a), "n"((int)table_off<ADDR>(J, 0, 0)));
   return t;
@@ -112,9 +125,9 @@ __device__ __forceinline__ float4 ldg_f4(const float4 *p) {
 
 /* Slot tables of chunk c: T[e] = A[e & 15] + B[e >> 4], where A and B are
  * the low and high nibble's partial products (NF4: one code each; Q2_0: two
- * codes each, (code - 1) * x exact in f32, one rounding per add). */
-/* NORM: the tables take x * gamma, and ss gathers the chunk's x^2 (one
- * task per slot counts it) for 1/rms, applied to the finished sums. */
+ * codes each, (code - 1) * x exact in f32, one rounding per add). NORM: the
+ * tables take x * gamma, and ss gathers the chunk's x^2 (one task per slot
+ * counts it) for 1/rms, applied to the finished sums. */
 template <int FMT, int ADDR, int SPL, int NORM>
 __device__ void build_tables(uint32_t tb, const float *x, const float *gamma, int c, float &ss) {
   const int k0 = c * chunk_k(FMT, SPL);
@@ -194,10 +207,10 @@ struct Params {
 /* W warps; BATCH rows a batch (16 or 32); NB batches per warp per chunk
  * (R = W * BATCH * NB); PREF 1: the next batch's loads issued before this
  * batch's lookups, 2: also the next chunk's (or row's) first batch before
- * the table build; MINB CTAs per SM for the register budget. */
-/* CL: the k-split's S CTAs form a thread-block cluster and add their
- * partial rows through distributed shared memory, in order (no workspace,
- * no second kernel; MR = 1 only). */
+ * the table build; MINB CTAs per SM for the register budget; MR activation
+ * rows at most, one pass each. CL: the k-split's S CTAs form a thread-block
+ * cluster and add their partial rows through distributed shared memory, in
+ * order (no workspace, no second kernel; MR = 1 only). */
 template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB, int LOADS_ONLY, int MR, int CL,
           int NORM>
 __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
@@ -404,10 +417,6 @@ Variant make_variant(const char *name) {
 /* The main kernel, and the partial sums unless the cluster adds them. */
 cudaError_t launch_lut(const Variant &v, int units, size_t smem, cudaStream_t s, const Params &p, bool with_sum) {
   if (v.cl) {
-    if (p.ksplit > 8) {
-      const cudaError_t e = cudaFuncSetAttribute(v.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-      if (e != cudaSuccess) return e;
-    }
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(units);
     cfg.blockDim = dim3(v.w * 32);
@@ -520,7 +529,9 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
     const int chunks = (int)(k / chunk_k(FMT, spl));
     for (const Variant &v : vs) {
       const size_t smem = table_bytes(spl) + (v.addr == 0 ? 32768 : 65536);
-      if (cudaFuncSetAttribute(v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess) {
+      /* clusters of more than 8 (Hopper's non-portable size) where S needs them */
+      if (cudaFuncSetAttribute(v.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess ||
+          (v.cl && cudaFuncSetAttribute(v.fn, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess)) {
         cudaGetLastError();
         printf("%s %s: no %zu B of shared memory\n", fmt_name(FMT), v.name, smem);
         continue;
@@ -590,6 +601,10 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
         CK(cudaStreamCreate(&st));
         double times[2];
         for (int withsum = 0; withsum < 2; ++withsum) {
+          if (withsum && v.cl) { /* no partial-sum kernel to add */
+            times[1] = times[0];
+            break;
+          }
           cudaGraph_t g;
           cudaGraphExec_t ge;
           CK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
@@ -662,15 +677,10 @@ std::vector<std::pair<int64_t, int64_t>> parse_shapes(const char *s) {
 }
 
 /* Host emulation of lut_kernel's dataflow (the repack, the table placement
- * and address arithmetic of both ADDR modes, the lanes' slots and blocks, the
- * reduce-scatter and the k-split sum), checked against the reference: the
- * layout is proven here, where there is no GPU (--emu). */
-uint32_t byte_perm_host(uint32_t x, uint32_t y, uint32_t s) {
-  const uint64_t b = ((uint64_t)y << 32) | x;
-  uint32_t r = 0;
-  for (int i = 0; i < 4; ++i) r |= (uint32_t)((b >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
-  return r;
-}
+ * and the kernel's address arithmetic of both ADDR modes, the lanes' slots
+ * and blocks, the reduce-scatter, the k-split sum and the norm), checked
+ * against the reference: the layout is proven here, where there is no GPU
+ * (--emu). */
 
 template <int FMT, int ADDR, int SPL>
 bool emulate(int64_t n, int64_t k, int R, int S, int batch, bool norm = false) {
@@ -722,12 +732,7 @@ bool emulate(int64_t n, int64_t k, int R, int S, int batch, bool norm = false) {
               float t[4] = {0, 0, 0, 0};
               for (int J = 0; J < SPL; ++J) {
                 const int B = (int)(rin * SPL) % 4 + J;
-                uint32_t addr;
-                if (ADDR == 0)
-                  addr = ((B == 0 ? word << 7 : word >> (8 * B - 7)) & 0x7f80u) | lane_base;
-                else
-                  addr = byte_perm_host(word, lane_base, 0x7604u | ((uint32_t)B << 4));
-                memcpy(&t[J], &smem[addr + table_off<ADDR>(J, 0, 0)], 4);
+                memcpy(&t[J], &smem[entry_addr<ADDR>(word, B, lane_base) + table_off<ADDR>(J, 0, 0)], 4);
               }
               v[(size_t)lane * batch + r] = (SPL == 4 ? (t[0] + t[1]) + (t[2] + t[3]) : t[0] + t[1]) * sc;
             }
