@@ -15,7 +15,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lut=${LUT:-$here/lut}
 deadline=${LUT_DEADLINE:-500}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
-timeout 270 "$lut" ${LUT_ARGS:-} --json "$out/lut.json" > "$out/lut.txt" 2>&1
+timeout 270 "$lut" --deadline "${LUT_SWEEP_S:-240}" ${LUT_ARGS:-} --json "$out/lut.json" > "$out/lut.txt" 2>&1
 echo "lut rc $? ($SECONDS s)"
 timeout 150 qgemv bench --backend cuda --shape 28672x8192 --shape 8192x28672 --shape 14336x4096 \
   --shape 4096x4096 --format all --dtype f32,bf16 --m 1 --graph --min-time 0.1 --working-set 512M \

@@ -32,6 +32,7 @@
  *   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -diag-suppress 128 -Xptxas -v \
  *     -o lut bench/lab/lut.cu bench/lab/host_data.cu -Xcompiler -static-libstdc++
  * Run: ./lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT]
+ *      [--deadline SECONDS] (skip what would start after it; the best table and JSON are still written)
  */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -41,6 +42,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -480,6 +482,15 @@ struct Result {
   int m;
 };
 
+/* --deadline: the sweep skips what starts after it, so that the best table
+ * and the JSON are still written inside the caller's time limit */
+double g_deadline_s = 0.0;
+const auto g_start = std::chrono::steady_clock::now();
+bool past_deadline() {
+  return g_deadline_s > 0.0 &&
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - g_start).count() > g_deadline_s;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -493,6 +504,10 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
     if (only.empty() || only == v.name) all.push_back(v);
   for (const auto &shape : shapes) {
     const int64_t n = shape.first, k = shape.second;
+    if (past_deadline()) {
+      printf("%-6s %6lldx%-6lld skipped (past the deadline)\n", fmt_name(FMT), (long long)n, (long long)k);
+      continue;
+    }
     const Weight w = make_weight(FMT, n, k, 42 + FMT * 7 + (uint64_t)n * 3 + (uint64_t)k);
     const std::vector<int64_t> rows = sample_rows(n, 512);
     const int patterns[] = {kNormal, kAdversarial, kPositive};
@@ -545,6 +560,11 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
         if (units < sms / 2 || units > 3 * sms * v.minb || (only_s && S != only_s)) continue;
         if (v.cl && (S > 16 || R % S)) continue; /* 16: a non-portable cluster size (Hopper) */
         for (int m = 1; m <= v.mr; m *= 2) {
+        if (past_deadline()) {
+          printf("%-6s %6lldx%-6lld %-28s m %d S %3d: skipped (past the deadline)\n", fmt_name(FMT), (long long)n,
+                 (long long)k, v.name, m, S);
+          continue;
+        }
         Params p{};
         p.x = dx;
         p.part = dpart;
@@ -793,6 +813,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--S") && i + 1 < argc) only_s = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--deadline") && i + 1 < argc) g_deadline_s = atof(argv[++i]);
     else if (!strcmp(argv[i], "--emu")) {
       bool ok = emulate<kNF4, 0, 4>(512, 1024, 256, 2, 32) && emulate<kNF4, 1, 4>(512, 1024, 512, 4, 16) &&
                 emulate<kQ2G128, 1, 4>(512, 2048, 256, 2, 16) && emulate<kQ2G64, 0, 4>(256, 2048, 256, 4, 32) &&
@@ -803,7 +824,7 @@ int main(int argc, char **argv) {
       return ok ? 0 : 1;
     }
     else {
-      fprintf(stderr, "usage: lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT]\n");
+      fprintf(stderr, "usage: lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT] [--deadline SECONDS]\n");
       return 2;
     }
   }
@@ -812,9 +833,13 @@ int main(int argc, char **argv) {
   printf("device %s, %d SMs, %zu KB shared per block (opt-in)\n", prop.name, prop.multiProcessorCount,
          prop.sharedMemPerBlockOptin / 1024);
   std::vector<Result> res;
-  if (fmts.find("nf4") != std::string::npos) run_format<kNF4>(shapes, prop.multiProcessorCount, only, only_s, res);
-  if (fmts.find("q2g128") != std::string::npos) run_format<kQ2G128>(shapes, prop.multiProcessorCount, only, only_s, res);
-  if (fmts.find("q2g64") != std::string::npos) run_format<kQ2G64>(shapes, prop.multiProcessorCount, only, only_s, res);
+  /* shape by shape, every format, so that a deadline cuts the later shapes */
+  for (const auto &shape : shapes) {
+    const std::vector<std::pair<int64_t, int64_t>> one = {shape};
+    if (fmts.find("nf4") != std::string::npos) run_format<kNF4>(one, prop.multiProcessorCount, only, only_s, res);
+    if (fmts.find("q2g128") != std::string::npos) run_format<kQ2G128>(one, prop.multiProcessorCount, only, only_s, res);
+    if (fmts.find("q2g64") != std::string::npos) run_format<kQ2G64>(one, prop.multiProcessorCount, only, only_s, res);
+  }
   /* best per format and shape */
   printf("\nbest (total = main + partial sums, 20 launches in a graph, weights rotated over 512 MB):\n");
   for (size_t i = 0; i < res.size(); ++i) {
@@ -834,7 +859,7 @@ int main(int argc, char **argv) {
       fprintf(f, "{\"device\": \"%s\", \"results\": [\n", prop.name);
       for (size_t i = 0; i < res.size(); ++i)
         fprintf(f,
-                "  {\"fmt\": \"%s\", \"n\": %lld, \"k\": %lld, \"variant\": \"%s\", \"R\": %d, \"S\": %d, "
+                "  {\"fmt\": \"%s\", \"n\": %lld, \"k\": %lld, \"m\": %d, \"variant\": \"%s\", \"R\": %d, \"S\": %d, "
                 "\"units\": %d, \"us_main\": %.3f, \"us_total\": %.3f, \"gbs\": %.1f, \"pass\": %s, "
                 "\"worst\": %.4f, \"loads_only\": %s}%s\n",
                 res[i].fmt.c_str(), (long long)res[i].n, (long long)res[i].k, res[i].m, res[i].variant.c_str(), res[i].R,
