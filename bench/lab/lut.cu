@@ -566,6 +566,8 @@ void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms,
           continue;
         }
         Params p{};
+        p.codes = dc[0];
+        p.scales = ds[0];
         p.x = dx;
         p.part = dpart;
         p.y = dy;
