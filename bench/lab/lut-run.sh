@@ -5,7 +5,8 @@
 # variant. Here: build bench/lab/build/lut (lut.cu's header), then
 #   mkdir -p .gpu/pack/bin && cp bench/lab/build/lut bench/lab/lut-run.sh .gpu/pack/bin/
 #   run(command="source .gpu/pack/env.sh && bash .gpu/pack/bin/lut-run.sh", carry=[".gpu/pack"])
-# Outputs in $OUT: gpu.txt, lut.txt, lut.json, qgemv.txt, qgemv-batched.txt,
+# Outputs in $OUT: gpu.txt, lut-FMT.txt and lut-FMT.json (FMT nf4, q2g128, q2g64),
+# qgemv.txt, qgemv-batched.txt,
 # ncu-*.txt. About 7-8 minutes on an H200 (LUT_DEADLINE, default 500 s,
 # skips what would not finish).
 set -u
@@ -15,8 +16,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lut=${LUT:-$here/lut}
 deadline=${LUT_DEADLINE:-500}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
-timeout 270 "$lut" --deadline "${LUT_SWEEP_S:-240}" ${LUT_ARGS:-} --json "$out/lut.json" > "$out/lut.txt" 2>&1
-echo "lut rc $? ($SECONDS s)"
+# one process per format, so that a fault (which loses the CUDA context)
+# costs one format's figures, not the sweep's
+sweep=${LUT_SWEEP_S:-240}
+for f in nf4 q2g128 q2g64; do
+  timeout $((sweep / 3 + 30)) "$lut" --fmts "$f" --deadline $((sweep / 3)) ${LUT_ARGS:-} \
+    --json "$out/lut-$f.json" > "$out/lut-$f.txt" 2>&1
+  echo "lut $f rc $? ($SECONDS s)"
+done
 timeout 150 qgemv bench --backend cuda --shape 28672x8192 --shape 8192x28672 --shape 14336x4096 \
   --shape 4096x4096 --format all --dtype f32,bf16 --m 1 --graph --min-time 0.1 --working-set 512M \
   --no-baseline > "$out/qgemv.txt" 2>&1
@@ -35,5 +42,5 @@ prof() { # name fmt variant S
 }
 prof nf4 nf4 "${LUT_NCU_NF4:-prmt-w16-b16-nb8-pref2}" "${LUT_NCU_S:-8}"
 prof q2g128 q2g128 "${LUT_NCU_Q2:-prmt-w16-b16-nb8-pref2}" "${LUT_NCU_S:-8}"
-echo "== lut best"; sed -n '/^best/,$p' "$out/lut.txt"
+echo "== lut best"; for f in nf4 q2g128 q2g64; do sed -n '/^best/,$p' "$out/lut-$f.txt"; done
 echo "== qgemv bench"; grep -E 'read|28672|8192|14336|4096' "$out/qgemv.txt" | head -40
