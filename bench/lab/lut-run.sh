@@ -18,7 +18,7 @@ deadline=${LUT_DEADLINE:-500}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
 # one process per format, so that a fault (which loses the CUDA context)
 # costs one format's figures, not the sweep's
-sweep=${LUT_SWEEP_S:-240}
+sweep=${LUT_SWEEP_S:-300}
 for f in nf4 q2g128 q2g64; do
   timeout $((sweep / 3 + 30)) "$lut" --fmts "$f" --deadline $((sweep / 3)) ${LUT_ARGS:-} \
     --json "$out/lut-$f.json" > "$out/lut-$f.txt" 2>&1
