@@ -497,16 +497,16 @@ double median(std::vector<double> v) {
 }
 
 template <int FMT>
-void run_format(const std::vector<std::pair<int64_t, int64_t>> &shapes, int sms, const std::string &only, int only_s,
+void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::string &only, int only_s,
                 std::vector<Result> &out) {
   std::vector<Variant> all;
   for (const Variant &v : variants<FMT>())
     if (only.empty() || only == v.name) all.push_back(v);
-  for (const auto &shape : shapes) {
+  { /* one shape a call: main goes shape by shape over the formats */
     const int64_t n = shape.first, k = shape.second;
     if (past_deadline()) {
       printf("%-6s %6lldx%-6lld skipped (past the deadline)\n", fmt_name(FMT), (long long)n, (long long)k);
-      continue;
+      return;
     }
     const Weight w = make_weight(FMT, n, k, 42 + FMT * 7 + (uint64_t)n * 3 + (uint64_t)k);
     const std::vector<int64_t> rows = sample_rows(n, 512);
@@ -837,10 +837,9 @@ int main(int argc, char **argv) {
   std::vector<Result> res;
   /* shape by shape, every format, so that a deadline cuts the later shapes */
   for (const auto &shape : shapes) {
-    const std::vector<std::pair<int64_t, int64_t>> one = {shape};
-    if (fmts.find("nf4") != std::string::npos) run_format<kNF4>(one, prop.multiProcessorCount, only, only_s, res);
-    if (fmts.find("q2g128") != std::string::npos) run_format<kQ2G128>(one, prop.multiProcessorCount, only, only_s, res);
-    if (fmts.find("q2g64") != std::string::npos) run_format<kQ2G64>(one, prop.multiProcessorCount, only, only_s, res);
+    if (fmts.find("nf4") != std::string::npos) run_format<kNF4>(shape, prop.multiProcessorCount, only, only_s, res);
+    if (fmts.find("q2g128") != std::string::npos) run_format<kQ2G128>(shape, prop.multiProcessorCount, only, only_s, res);
+    if (fmts.find("q2g64") != std::string::npos) run_format<kQ2G64>(shape, prop.multiProcessorCount, only, only_s, res);
   }
   /* best per format and shape */
   printf("\nbest (total = main + partial sums, 20 launches in a graph, weights rotated over 512 MB):\n");
