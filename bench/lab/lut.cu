@@ -33,6 +33,7 @@
  *     -o lut bench/lab/lut.cu bench/lab/host_data.cu -Xcompiler -static-libstdc++
  * Run: ./lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT]
  *      [--deadline SECONDS] (skip what would start after it; the best table and JSON are still written)
+ *      [--no-time] (the checks only: lut-check.sh runs it under compute-sanitizer)
  */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -485,6 +486,9 @@ struct Result {
 /* --deadline: the sweep skips what starts after it, so that the best table
  * and the JSON are still written inside the caller's time limit */
 double g_deadline_s = 0.0;
+/* --no-time: the checks only, for compute-sanitizer, under which timing is
+ * meaningless and the 280 timed launches a case would dominate the run */
+bool g_no_time = false;
 const auto g_start = std::chrono::steady_clock::now();
 bool past_deadline() {
   return g_deadline_s > 0.0 &&
@@ -621,8 +625,8 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
         /* timing: graphs of 20 launches over the rotating copies */
         cudaStream_t st;
         CK(cudaStreamCreate(&st));
-        double times[2];
-        for (int withsum = 0; withsum < 2; ++withsum) {
+        double times[2] = {0.0, 0.0};
+        for (int withsum = 0; withsum < 2 && !g_no_time; ++withsum) {
           if (withsum && v.cl) { /* no partial-sum kernel to add */
             times[1] = times[0];
             break;
@@ -661,7 +665,7 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
         }
         CK(cudaStreamDestroy(st));
         Result r{fmt_name(FMT), v.name, n, k, R, S, units, times[0], times[1],
-                 (double)wbytes / (times[1] * 1e-6) / 1e9, pass && same_bits, worst, v.loads_only != 0, m};
+                 times[1] > 0.0 ? (double)wbytes / (times[1] * 1e-6) / 1e9 : 0.0, pass && same_bits, worst, v.loads_only != 0, m};
         printf("%-6s %6lldx%-6lld %-28s m %d R %5d S %3d units %4d  main %7.2f us  total %7.2f us  %6.0f GB/s  %s%s "
                "(worst %.3f)\n",
                r.fmt.c_str(), (long long)n, (long long)k, v.name, m, R, S, units, r.us_main, r.us_total, r.gbs,
@@ -816,6 +820,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--S") && i + 1 < argc) only_s = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--deadline") && i + 1 < argc) g_deadline_s = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--no-time")) g_no_time = true;
     else if (!strcmp(argv[i], "--emu")) {
       bool ok = emulate<kNF4, 0, 4>(512, 1024, 256, 2, 32) && emulate<kNF4, 1, 4>(512, 1024, 512, 4, 16) &&
                 emulate<kQ2G128, 1, 4>(512, 2048, 256, 2, 16) && emulate<kQ2G64, 0, 4>(256, 2048, 256, 4, 32) &&
@@ -826,7 +831,7 @@ int main(int argc, char **argv) {
       return ok ? 0 : 1;
     }
     else {
-      fprintf(stderr, "usage: lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT] [--deadline SECONDS]\n");
+      fprintf(stderr, "usage: lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT] [--deadline SECONDS] [--no-time]\n");
       return 2;
     }
   }

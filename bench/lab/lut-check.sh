@@ -1,0 +1,30 @@
+#!/bin/bash
+# The lut lab's sanitizer call (issue 13 asks memcheck and racecheck of any
+# kernel that lands): compute-sanitizer over a few lut variants at one small
+# shape, one process per (tool, format, variant), so a report names its case.
+# Run after lut-run.sh, on the GPU machine:
+#   run(command="source .gpu/pack/env.sh && bash .gpu/pack/bin/lut-check.sh", carry=[".gpu/pack"])
+# LUT_CHECK lists "fmt:variant" pairs (default below); LUT_CHECK_SHAPE the shape.
+# Outputs in $OUT: san-TOOL-FMT-VARIANT.txt, and a summary on stdout.
+set -u
+out=${OUT:-/tmp/lut-out}
+mkdir -p "$out"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+lut=${LUT:-$here/lut}
+shape=${LUT_CHECK_SHAPE:-14336x4096}
+cases=${LUT_CHECK:-"nf4:prmt-w16-b16-nb8-pref2 nf4:cl-norm-prmt-w16-b16-nb8-pref2 nf4:m8-prmt-w16-b16-nb4-pref2 nf4:s2-shf-w8-b32-nb4-pref-2cta q2g64:cl-prmt-w16-b16-nb8-pref2 q2g128:prmt-w16-b16-nb4-pref2"}
+san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
+[ -n "$san" ] || { echo "no compute-sanitizer on this machine"; exit 1; }
+budget=${LUT_CHECK_S:-500}
+for tool in memcheck racecheck; do
+  for c in $cases; do
+    f=${c%%:*} v=${c#*:}
+    [ "$SECONDS" -lt "$budget" ] || { echo "skip $tool $f $v (budget)"; continue; }
+    log="$out/san-$tool-$f-$v.txt"
+    timeout 120 "$san" --tool "$tool" --error-exitcode 9 "$lut" --no-time --shapes "$shape" --fmts "$f" --only "$v" \
+      > "$log" 2>&1
+    rc=$?
+    echo "$tool $f $v: rc $rc ($SECONDS s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)" \
+      "$(grep -cE ' pass| FAIL' "$log") runs, $(grep -c FAIL "$log") FAIL"
+  done
+done
