@@ -33,7 +33,8 @@
  *     -o lut bench/lab/lut.cu bench/lab/host_data.cu -Xcompiler -static-libstdc++
  * Run: ./lut [--shapes NxK,...] [--fmts nf4,q2g64,q2g128] [--json FILE] [--only VARIANT] [--S KSPLIT]
  *      [--deadline SECONDS] (skip what would start after it; the best table and JSON are still written)
- *      [--no-time] (the checks only: lut-check.sh runs it under compute-sanitizer)
+ *      [--no-time] (the checks only: lut-check.sh runs it under compute-sanitizer);
+ *      --S runs that k-split at any unit count, the sweep's wave filter off
  */
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -561,7 +562,9 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
       for (int S = 1; S <= chunks && S <= 64; ++S) {
         if (chunks % S) continue;
         const int units = (int)(n / R) * S;
-        if (units < sms / 2 || units > 3 * sms * v.minb || (only_s && S != only_s)) continue;
+        /* the wave filter is the sweep's; a k-split named by --S runs at any
+         * unit count (lut-check.sh's small shapes) */
+        if (only_s ? S != only_s : units < sms / 2 || units > 3 * sms * v.minb) continue;
         if (v.cl && (S > 16 || R % S)) continue; /* 16: a non-portable cluster size (Hopper) */
         for (int m = 1; m <= v.mr; m *= 2) {
         if (past_deadline()) {
