@@ -1,14 +1,16 @@
 #!/bin/bash
 # The lookup-table kernel's question run (bench/lab/lut.cu, bench/NOTES.md
 # v36) on the GPU machine: the lut sweep, the library's own m = 1 figures
-# in the same run (qgemv bench --graph), and ncu of one NF4 and one Q2_0
-# variant. Here: build bench/lab/build/lut (lut.cu's header), then
+# in the same run (qgemv bench --graph), and ncu of the NF4 and Q2_0 winners
+# (Q2_0 with f32 and fp16 scales) and of NF4's loads-only variant. Here:
+# build bench/lab/build/lut (lut.cu's header), then
 #   mkdir -p .gpu/pack/bin && cp bench/lab/build/lut bench/lab/lut-run.sh .gpu/pack/bin/
 #   run(command="source .gpu/pack/env.sh && bash .gpu/pack/bin/lut-run.sh", carry=[".gpu/pack"])
 # Outputs in $OUT: gpu.txt, lut-FMT.txt and lut-FMT.json (FMT nf4, q2g128, q2g64),
 # qgemv.txt, qgemv-batched.txt,
-# ncu-*.txt. About 7-8 minutes on an H200 (LUT_DEADLINE, default 500 s,
-# skips what would not finish).
+# ncu-*.txt. About 2-4 minutes (v38 on an H100: each format's sweep over the
+# four shapes took 2-10 s, the library's bench about 40 s); LUT_DEADLINE,
+# default 500 s, skips what would not finish.
 set -u
 out=${OUT:-/tmp/lut-out}
 mkdir -p "$out"
@@ -42,5 +44,7 @@ prof() { # name fmt variant S
 }
 prof nf4 nf4 "${LUT_NCU_NF4:-prmt-w16-b16-nb8-pref2}" "${LUT_NCU_S:-8}"
 prof q2g128 q2g128 "${LUT_NCU_Q2:-prmt-w16-b16-nb8-pref2}" "${LUT_NCU_S:-8}"
+prof q2g128-sc16 q2g128 "${LUT_NCU_Q2_16:-sc16-prmt-w16-b16-nb8-pref2}" "${LUT_NCU_S:-8}"
+prof nf4-loads nf4 LOADS-w16-b16-nb8-pref "${LUT_NCU_S:-8}"
 echo "== lut best"; for f in nf4 q2g128 q2g64; do sed -n '/^best/,$p' "$out/lut-$f.txt"; done
 echo "== qgemv bench"; grep -E 'read|28672|8192|14336|4096' "$out/qgemv.txt" | head -40

@@ -26,7 +26,8 @@
  * Device layout (host repack): codes [chunk][n/GR row groups][32 lanes] of
  * uint4 (byte b = row GR*g + b / SPL's slot SPL*l + b % SPL, GR = 16 / SPL);
  * scales [chunk][n/GR][blocks][GR rows] f32 (NF4 as stored, Q2_0's fp16 d
- * widened exactly).
+ * widened exactly), or for Q2_0 (SC16) the same order in fp16: the packed
+ * format's bytes, and the same values, so the same y.
  *
  * Build (sm_90 SASS; nvcc 13):
  *   nvcc -O3 -std=c++17 -arch=sm_90 -lineinfo -diag-suppress 128 -Xptxas -v \
@@ -37,6 +38,7 @@
  *      --S runs that k-split at any unit count, the sweep's wave filter off
  */
 #include <cooperative_groups.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -126,6 +128,14 @@ __device__ __forceinline__ float4 ldg_f4(const float4 *p) {
   asm volatile("ld.global.nc.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
   return v;
 }
+/* four fp16 scales, widened (exact) */
+__device__ __forceinline__ float4 ldg_h4(const uint2 *p) {
+  uint2 v;
+  asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+  const float2 a = __half22float2(*reinterpret_cast<const __half2 *>(&v.x));
+  const float2 b = __half22float2(*reinterpret_cast<const __half2 *>(&v.y));
+  return make_float4(a.x, a.y, b.x, b.y);
+}
 
 /* Slot tables of chunk c: T[e] = A[e & 15] + B[e >> 4], where A and B are
  * the low and high nibble's partial products (NF4: one code each; Q2_0: two
@@ -200,6 +210,7 @@ __device__ __forceinline__ float reduce_scatter(float (&v)[NV], int lane) {
 struct Params {
   const uint4 *codes;
   const float4 *scales;
+  const uint2 *scales16; /* SC16: the same scales in fp16, 4 a uint2 */
   const float *x;
   float *part; /* [S][m][n] */
   float *y;    /* CL: written by the kernel */
@@ -216,8 +227,9 @@ struct Params {
  * cluster and add their partial rows through distributed shared memory, in
  * order (no workspace, no second kernel; MR = 1 only). */
 template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB, int LOADS_ONLY, int MR, int CL,
-          int NORM>
+          int NORM, int SC16>
 __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
+  static_assert(!SC16 || FMT != kNF4, "NF4's scales are f32 in the format");
   static_assert(!NORM || (CL && MR == 1), "the fused norm is written for the cluster form, m = 1");
   float ss = 0.0f;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -242,12 +254,13 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
   auto load = [&](int c, int b) {
     const int g0 = (row0 + (warp + b * W) * BATCH) / GR;
     const uint4 *cp = p.codes + ((size_t)c * ngroups + g0) * 32 + lane;
-    const float4 *sp = p.scales + (((size_t)c * ngroups + g0) * NBLK + blk) * SQ;
+    const size_t so = (((size_t)c * ngroups + g0) * NBLK + blk) * SQ;
 #pragma unroll
     for (int g = 0; g < RG; ++g) {
       cw[g] = ldg_stream(cp + g * 32);
 #pragma unroll
-      for (int q = 0; q < SQ; ++q) sw[g * SQ + q] = ldg_f4(sp + g * NBLK * SQ + q);
+      for (int q = 0; q < SQ; ++q)
+        sw[g * SQ + q] = SC16 ? ldg_h4(p.scales16 + so + g * NBLK * SQ + q) : ldg_f4(p.scales + so + g * NBLK * SQ + q);
     }
   };
   const int c_end = (ks + 1) * cpu;
@@ -407,15 +420,15 @@ void repack(const Weight &w, int spl, std::vector<uint32_t> &codes, std::vector<
 
 struct Variant {
   const char *name;
-  int addr, spl, w, batch, nb, pref, minb, loads_only, mr, cl, norm;
+  int addr, spl, w, batch, nb, pref, minb, loads_only, mr, cl, norm, sc16;
   void (*fn)(Params);
 };
 
 template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB = 1, int LO = 0, int MR = 1,
-          int CL = 0, int NORM = 0>
+          int CL = 0, int NORM = 0, int SC16 = 0>
 Variant make_variant(const char *name) {
-  return Variant{name, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM,
-                 lut_kernel<FMT, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM>};
+  return Variant{name, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM, SC16,
+                 lut_kernel<FMT, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM, SC16>};
 }
 
 /* The main kernel, and the partial sums unless the cluster adds them. */
@@ -442,7 +455,7 @@ cudaError_t launch_lut(const Variant &v, int units, size_t smem, cudaStream_t s,
 
 template <int FMT>
 std::vector<Variant> variants() {
-  return {
+  std::vector<Variant> v = {
       make_variant<FMT, 1, 4, 16, 32, 4, 0>("prmt-w16-b32-nb4"),
       make_variant<FMT, 1, 4, 16, 16, 8, 1>("prmt-w16-b16-nb8-pref"),
       make_variant<FMT, 1, 4, 16, 16, 8, 2>("prmt-w16-b16-nb8-pref2"),
@@ -468,7 +481,16 @@ std::vector<Variant> variants() {
       make_variant<FMT, 0, 2, 8, 32, 4, 1, 2, 0, 1, 1>("cl-s2-shf-w8-b32-nb4-pref-2cta"),
       make_variant<FMT, 1, 4, 16, 16, 8, 1, 1, 1>("LOADS-w16-b16-nb8-pref"),
       make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 1>("LOADS-w16-b16-nb4-pref"),
+      /* v38: the cluster at R 1024 (8192 x 28672 needs S 16 there) */
+      make_variant<FMT, 1, 4, 16, 16, 4, 2, 1, 0, 1, 1>("cl-prmt-w16-b16-nb4-pref2"),
   };
+  if constexpr (FMT != kNF4) { /* v38: Q2_0's scales in fp16, the packed bytes */
+    v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 0, 0, 1>("sc16-prmt-w16-b16-nb8-pref2"));
+    v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 0, 1>("cl-sc16-prmt-w16-b16-nb8-pref2"));
+    v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 1, 1>("cl-norm-sc16-prmt-w16-b16-nb8-pref2"));
+    v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 1, 1, 1, 1, 0, 0, 1>("LOADS-sc16-w16-b16-nb8-pref"));
+  }
+  return v;
 }
 
 const char *fmt_name(int f) { return f == kNF4 ? "nf4" : f == kQ2G64 ? "q2g64" : "q2g128"; }
@@ -535,11 +557,19 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
     const int copies = (int)std::max<size_t>(2, (512u << 20) / (cbytes + sbytes) + 1);
     std::vector<uint4 *> dc(copies);
     std::vector<float4 *> ds(copies);
+    std::vector<uint2 *> ds16(copies, nullptr); /* Q2_0: the scales in fp16 (exact: its d is fp16) */
+    std::vector<__half> hs16;
+    if (FMT != kNF4)
+      for (float f : hs) hs16.push_back(__float2half_rn(f));
     for (int i = 0; i < copies; ++i) {
       CK(cudaMalloc(&dc[i], cbytes));
       CK(cudaMalloc(&ds[i], sbytes));
       CK(cudaMemcpy(dc[i], hc.data(), cbytes, cudaMemcpyHostToDevice));
       CK(cudaMemcpy(ds[i], hs.data(), sbytes, cudaMemcpyHostToDevice));
+      if (!hs16.empty()) {
+        CK(cudaMalloc(&ds16[i], sbytes / 2));
+        CK(cudaMemcpy(ds16[i], hs16.data(), sbytes / 2, cudaMemcpyHostToDevice));
+      }
     }
     float *dx, *dy, *dpart, *dgamma;
     CK(cudaMalloc(&dgamma, (size_t)k * 4));
@@ -575,6 +605,7 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
         Params p{};
         p.codes = dc[0];
         p.scales = ds[0];
+        p.scales16 = ds16[0];
         p.x = dx;
         p.part = dpart;
         p.y = dy;
@@ -605,6 +636,7 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
         double worst = 0.0;
         p.codes = dc[0];
         p.scales = ds[0];
+        p.scales16 = ds16[0];
         for (size_t a = 0; a < acts.size(); ++a) {
           CK(cudaMemcpy(dx, acts[a].x.data(), (size_t)k * 4 * m, cudaMemcpyHostToDevice));
           CK(cudaMemcpy(dgamma, acts[a].gamma.data(), (size_t)k * 4, cudaMemcpyHostToDevice));
@@ -641,6 +673,7 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
           for (int it = 0; it < iters; ++it) {
             p.codes = dc[it % copies];
             p.scales = ds[it % copies];
+            p.scales16 = ds16[it % copies];
             CK(launch_lut(v, units, smem, st, p, withsum));
           }
           CK(cudaStreamEndCapture(st, &g));
@@ -682,6 +715,7 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
     for (int i = 0; i < copies; ++i) {
       CK(cudaFree(dc[i]));
       CK(cudaFree(ds[i]));
+      if (ds16[i]) CK(cudaFree(ds16[i]));
     }
     CK(cudaFree(dx));
     CK(cudaFree(dgamma));
