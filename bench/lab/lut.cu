@@ -48,6 +48,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "decode.cuh"
@@ -213,6 +214,7 @@ struct Params {
   const uint2 *scales16; /* SC16: the same scales in fp16, 4 a uint2 */
   const float *x;
   float *part; /* [S][m][n] */
+  double *part64; /* ACC64: the same in f64 */
   float *y;    /* CL: written by the kernel */
   const float *gamma; /* NORM */
   float eps;
@@ -227,8 +229,12 @@ struct Params {
  * cluster and add their partial rows through distributed shared memory, in
  * order (no workspace, no second kernel; MR = 1 only). */
 template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB, int LOADS_ONLY, int MR, int CL,
-          int NORM, int SC16>
+          int NORM, int SC16, int ACC64>
 __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
+  /* ACC64 (v38): a unit's chunk sums and the k-split's partial rows added
+   * in f64, so that the roundings a product sees do not grow with k
+   * (bench/NOTES.md v38: the contract's proof at long k) */
+  using Acc = typename std::conditional<ACC64 != 0, double, float>::type;
   static_assert(!SC16 || FMT != kNF4, "NF4's scales are f32 in the format");
   static_assert(!NORM || (CL && MR == 1), "the fused norm is written for the cluster form, m = 1");
   float ss = 0.0f;
@@ -243,11 +249,11 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
   const int ngroups = p.n / GR;
   const int blk = lane / (32 / NBLK);
   const uint32_t lane_base = tb + (uint32_t)lane * 4u;
-  float acc[MR][NB];
+  Acc acc[MR][NB];
 #pragma unroll
   for (int a = 0; a < MR; ++a)
 #pragma unroll
-    for (int b = 0; b < NB; ++b) acc[a][b] = 0.0f;
+    for (int b = 0; b < NB; ++b) acc[a][b] = 0;
 
   uint4 cw[RG];
   float4 sw[RG * SQ];
@@ -324,13 +330,13 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
           }
         }
       }
-      acc[a][b] += reduce_scatter<BATCH>(v, lane);
+      acc[a][b] += (Acc)reduce_scatter<BATCH>(v, lane);
     }
   }
   if constexpr (CL) {
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
-    float *mine = reinterpret_cast<float *>(smem + (tb - raw)); /* the tables' space, done with */
+    Acc *mine = reinterpret_cast<Acc *>(smem + (tb - raw)); /* the tables' space, done with */
     __syncthreads();
 #pragma unroll
     for (int b = 0; b < NB; ++b)
@@ -341,8 +347,8 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
       if (lane == 0) mine[p.rows_per_unit + 1 + warp] = ss;
       __syncthreads();
       if (threadIdx.x == 0) {
-        float t = mine[p.rows_per_unit + 1];
-        for (int w2 = 1; w2 < W; ++w2) t += mine[p.rows_per_unit + 1 + w2];
+        float t = (float)mine[p.rows_per_unit + 1];
+        for (int w2 = 1; w2 < W; ++w2) t += (float)mine[p.rows_per_unit + 1 + w2];
         mine[p.rows_per_unit] = t;
       }
     }
@@ -351,7 +357,7 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
     if (NORM) {
       float t = 0.0f;
       for (int j = 0; j < p.ksplit; ++j) {
-        const float v = cluster.map_shared_rank(mine, j)[p.rows_per_unit];
+        const float v = (float)cluster.map_shared_rank(mine, j)[p.rows_per_unit];
         t = j ? t + v : v;
       }
       inv = 1.0f / sqrtf(t / (float)p.k + p.eps);
@@ -359,12 +365,12 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
     const int share = p.rows_per_unit / p.ksplit;
     for (int i = threadIdx.x; i < share; i += blockDim.x) {
       const int r = ks * share + i;
-      float s = 0.0f;
+      Acc s = 0;
       for (int j = 0; j < p.ksplit; ++j) {
-        const float v = cluster.map_shared_rank(mine, j)[r];
+        const Acc v = cluster.map_shared_rank(mine, j)[r];
         s = j ? s + v : v;
       }
-      p.y[row0 + r] = NORM ? s * inv : s;
+      p.y[row0 + r] = NORM ? (float)(s * (Acc)inv) : (float)s;
     }
     cluster.sync(); /* the others' reads of this CTA's rows are done */
   } else {
@@ -372,19 +378,26 @@ __global__ void __launch_bounds__(W * 32, MINB) lut_kernel(Params p) {
     for (int a = 0; a < MR; ++a)
 #pragma unroll
       for (int b = 0; b < NB; ++b)
-        if (a < p.m && lane < BATCH)
-          p.part[((size_t)ks * p.m + a) * p.n + row0 + (warp + b * W) * BATCH + lane] = acc[a][b];
+        if (a < p.m && lane < BATCH) {
+          const size_t i = ((size_t)ks * p.m + a) * p.n + row0 + (warp + b * W) * BATCH + lane;
+          if constexpr (ACC64)
+            p.part64[i] = acc[a][b];
+          else
+            p.part[i] = acc[a][b];
+        }
   }
 }
 
-/* y[a][i] = the k-split's partial rows added in order (deterministic). */
-__global__ void sum_parts(const float *part, float *y, int n, int ksplit, int m) {
+/* y[a][i] = the k-split's partial rows added in order (deterministic);
+ * in f64 for ACC64's partial rows, rounded once. */
+template <typename Acc>
+__global__ void sum_parts(const Acc *part, float *y, int n, int ksplit, int m) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n * m) return;
   const int a = i / n, r = i % n;
-  float s = part[(size_t)a * n + r];
+  Acc s = part[(size_t)a * n + r];
   for (int j = 1; j < ksplit; ++j) s += part[((size_t)j * m + a) * n + r];
-  y[i] = s;
+  y[i] = (float)s;
 }
 
 /* Host repack into the layout above: byte b of lane l's word in row group g
@@ -420,15 +433,15 @@ void repack(const Weight &w, int spl, std::vector<uint32_t> &codes, std::vector<
 
 struct Variant {
   const char *name;
-  int addr, spl, w, batch, nb, pref, minb, loads_only, mr, cl, norm, sc16;
+  int addr, spl, w, batch, nb, pref, minb, loads_only, mr, cl, norm, sc16, acc64;
   void (*fn)(Params);
 };
 
 template <int FMT, int ADDR, int SPL, int W, int BATCH, int NB, int PREF, int MINB = 1, int LO = 0, int MR = 1,
-          int CL = 0, int NORM = 0, int SC16 = 0>
+          int CL = 0, int NORM = 0, int SC16 = 0, int ACC64 = 0>
 Variant make_variant(const char *name) {
-  return Variant{name, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM, SC16,
-                 lut_kernel<FMT, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM, SC16>};
+  return Variant{name, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM, SC16, ACC64,
+                 lut_kernel<FMT, ADDR, SPL, W, BATCH, NB, PREF, MINB, LO, MR, CL, NORM, SC16, ACC64>};
 }
 
 /* The main kernel, and the partial sums unless the cluster adds them. */
@@ -449,7 +462,10 @@ cudaError_t launch_lut(const Variant &v, int units, size_t smem, cudaStream_t s,
     return cudaLaunchKernelEx(&cfg, v.fn, p);
   }
   v.fn<<<units, v.w * 32, smem, s>>>(p);
-  if (with_sum) sum_parts<<<(int)((p.n * p.m + 255) / 256), 256, 0, s>>>(p.part, p.y, p.n, p.ksplit, p.m);
+  if (with_sum && v.acc64)
+    sum_parts<double><<<(int)((p.n * p.m + 255) / 256), 256, 0, s>>>(p.part64, p.y, p.n, p.ksplit, p.m);
+  else if (with_sum)
+    sum_parts<float><<<(int)((p.n * p.m + 255) / 256), 256, 0, s>>>(p.part, p.y, p.n, p.ksplit, p.m);
   return cudaGetLastError();
 }
 
@@ -483,12 +499,18 @@ std::vector<Variant> variants() {
       make_variant<FMT, 1, 4, 16, 16, 4, 1, 1, 1>("LOADS-w16-b16-nb4-pref"),
       /* v38: the cluster at R 1024 (8192 x 28672 needs S 16 there) */
       make_variant<FMT, 1, 4, 16, 16, 4, 2, 1, 0, 1, 1>("cl-prmt-w16-b16-nb4-pref2"),
+      /* v38: the chunk sums and the k-split in f64 (the landing form) */
+      make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 0, 0, 0, 1>("a64-prmt-w16-b16-nb8-pref2"),
+      make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 0, 0, 1>("cl-a64-prmt-w16-b16-nb8-pref2"),
+      make_variant<FMT, 1, 4, 16, 16, 4, 2, 1, 0, 1, 1, 0, 0, 1>("cl-a64-prmt-w16-b16-nb4-pref2"),
+      make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 1, 0, 1>("cl-norm-a64-prmt-w16-b16-nb8-pref2"),
   };
   if constexpr (FMT != kNF4) { /* v38: Q2_0's scales in fp16, the packed bytes */
     v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 0, 0, 1>("sc16-prmt-w16-b16-nb8-pref2"));
     v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 0, 1>("cl-sc16-prmt-w16-b16-nb8-pref2"));
     v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 1, 1>("cl-norm-sc16-prmt-w16-b16-nb8-pref2"));
     v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 1, 1, 1, 1, 0, 0, 1>("LOADS-sc16-w16-b16-nb8-pref"));
+    v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 0, 1, 1>("cl-a64-sc16-prmt-w16-b16-nb8-pref2"));
   }
   return v;
 }
@@ -576,6 +598,8 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
     CK(cudaMalloc(&dx, (size_t)k * 4 * kMaxM));
     CK(cudaMalloc(&dy, (size_t)n * 4 * kMaxM));
     CK(cudaMalloc(&dpart, (size_t)n * 4 * 64 * kMaxM));
+    double *dpart64;
+    CK(cudaMalloc(&dpart64, (size_t)n * 8 * 64 * kMaxM));
     const int chunks = (int)(k / chunk_k(FMT, spl));
     for (const Variant &v : vs) {
       const size_t smem = table_bytes(spl) + (v.addr == 0 ? 32768 : 65536);
@@ -608,6 +632,7 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
         p.scales16 = ds16[0];
         p.x = dx;
         p.part = dpart;
+        p.part64 = dpart64;
         p.y = dy;
         p.gamma = dgamma;
         p.eps = 1e-5f;
@@ -721,6 +746,7 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
     CK(cudaFree(dgamma));
     CK(cudaFree(dy));
     CK(cudaFree(dpart));
+    CK(cudaFree(dpart64));
     }
   }
 }
@@ -746,7 +772,7 @@ std::vector<std::pair<int64_t, int64_t>> parse_shapes(const char *s) {
  * (--emu). */
 
 template <int FMT, int ADDR, int SPL>
-bool emulate(int64_t n, int64_t k, int R, int S, int batch, bool norm = false) {
+bool emulate(int64_t n, int64_t k, int R, int S, int batch, bool norm = false, bool acc64 = false) {
   const Weight w = make_weight(FMT, n, k, 5 + FMT);
   std::vector<uint32_t> hc;
   std::vector<float> hs;
@@ -756,10 +782,11 @@ bool emulate(int64_t n, int64_t k, int R, int S, int batch, bool norm = false) {
   const int chunks = (int)(k / chunk_k(FMT, SPL)), cpu = chunks / S, groups = (int)(n / GR);
   const uint32_t tb = table_align<ADDR>(); /* a base as the kernel aligns it */
   std::vector<unsigned char> smem(tb + table_bytes(SPL) + 65536);
-  std::vector<float> part((size_t)S * n), y((size_t)n);
+  std::vector<double> part((size_t)S * n); /* f32 values unless acc64 */
+  std::vector<float> y((size_t)n);
   for (int64_t rr = 0; rr < n / R; ++rr)
     for (int ks = 0; ks < S; ++ks) {
-      std::vector<float> acc((size_t)R, 0.0f);
+      std::vector<double> acc((size_t)R, 0.0); /* f32 values unless acc64 */
       for (int c = ks * cpu; c < (ks + 1) * cpu; ++c) {
         const int k0 = c * chunk_k(FMT, SPL);
         for (int task = 0; task < 128 * SPL; ++task) {
@@ -814,7 +841,8 @@ bool emulate(int64_t n, int64_t k, int R, int S, int batch, bool norm = false) {
                   lanes[lane | h] = s2;
                 }
             if (batch == 16) lanes[0] = lanes[0] + lanes[16];
-            acc[(size_t)(b0 + r)] += lanes[0];
+            double &A = acc[(size_t)(b0 + r)];
+            A = acc64 ? A + (double)lanes[0] : (double)((float)A + lanes[0]);
           }
         }
       }
@@ -832,15 +860,16 @@ bool emulate(int64_t n, int64_t k, int R, int S, int batch, bool norm = false) {
     inv = 1.0f / sqrtf(t / (float)k + 1e-5f);
   }
   for (int64_t i = 0; i < n; ++i) {
-    float s = part[(size_t)i];
-    for (int j = 1; j < S; ++j) s += part[(size_t)j * n + i];
-    y[(size_t)i] = norm ? s * inv : s;
+    double s = part[(size_t)i];
+    for (int j = 1; j < S; ++j) s = acc64 ? s + part[(size_t)j * n + i] : (double)((float)s + (float)part[(size_t)j * n + i]);
+    y[(size_t)i] = acc64 ? (float)(norm ? s * (double)inv : s) : (norm ? (float)s * inv : (float)s);
   }
   const std::vector<int64_t> rows = sample_rows(n, 256);
   const Ref ref = reference(w, a, 1, norm, 1e-5f, rows);
   const Check ch = check(ref, y.data(), 1, n, false);
-  printf("emu %s ADDR %d SPL %d %lldx%lld R %d S %d batch %d%s: %s (worst %.4f of the bound)\n", fmt_name(FMT), ADDR,
-         SPL, (long long)n, (long long)k, R, S, batch, norm ? " norm" : "", ch.pass ? "pass" : "FAIL", ch.worst);
+  printf("emu %s ADDR %d SPL %d %lldx%lld R %d S %d batch %d%s%s: %s (worst %.4f of the bound)\n", fmt_name(FMT), ADDR,
+         SPL, (long long)n, (long long)k, R, S, batch, norm ? " norm" : "", acc64 ? " acc64" : "", ch.pass ? "pass" : "FAIL",
+         ch.worst);
   return ch.pass;
 }
 
@@ -864,7 +893,9 @@ int main(int argc, char **argv) {
                 emulate<kQ2G64, 1, 4>(256, 1024, 128, 1, 16) && emulate<kNF4, 0, 2>(512, 1024, 256, 2, 32) &&
                 emulate<kNF4, 1, 2>(256, 512, 128, 1, 16) && emulate<kQ2G128, 0, 2>(512, 2048, 256, 4, 16) &&
                 emulate<kQ2G64, 1, 2>(256, 1024, 256, 2, 32) && emulate<kNF4, 1, 4>(512, 1024, 256, 4, 16, true) &&
-                emulate<kQ2G128, 1, 4>(512, 2048, 256, 2, 16, true) && emulate<kQ2G64, 0, 2>(256, 1024, 256, 2, 32, true);
+                emulate<kQ2G128, 1, 4>(512, 2048, 256, 2, 16, true) && emulate<kQ2G64, 0, 2>(256, 1024, 256, 2, 32, true) &&
+                emulate<kNF4, 1, 4>(512, 1024, 256, 4, 16, false, true) &&
+                emulate<kQ2G128, 1, 4>(512, 2048, 256, 2, 16, true, true);
       return ok ? 0 : 1;
     }
     else {
