@@ -8,10 +8,13 @@
 # any unit count); LUT_CHECK_SHAPE the shape, small by default so that racecheck
 # (slow on a kernel whose every lookup is a shared load) finishes: 2048 x 4096
 # is one or two row units, S CTAs each.
-# Outputs in $OUT: san-TOOL-FMT-VARIANT.txt, and a summary on stdout.
+# Outputs: san-TOOL-FMT-VARIANT.txt in LUT_CHECK_WORK (default
+# /tmp/lut-check), packed after every case into $OUT/lut-check.tgz (the
+# device tool brings back at most 8 files a call); a summary on stdout.
 set -u
-out=${OUT:-/tmp/lut-out}
-mkdir -p "$out"
+dest=${OUT:-/tmp/lut-out}
+out=${LUT_CHECK_WORK:-/tmp/lut-check}
+mkdir -p "$dest" "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lut=${LUT:-$here/lut}
 shape=${LUT_CHECK_SHAPE:-2048x4096}
@@ -29,5 +32,6 @@ for tool in memcheck racecheck; do
     rc=$?
     echo "$tool $f $v: rc $rc ($SECONDS s): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)" \
       "$(grep -cE ' pass| FAIL' "$log") runs, $(grep -c FAIL "$log") FAIL"
+    tar -czf "$dest/lut-check.tgz" -C "$out" . 2>/dev/null
   done
 done
