@@ -18,7 +18,7 @@ mkdir -p "$dest" "$out"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 lut=${LUT:-$here/lut}
 shape=${LUT_CHECK_SHAPE:-2048x4096}
-cases=${LUT_CHECK:-"nf4:prmt-w16-b16-nb8-pref2:8 nf4:cl-prmt-w16-b16-nb8-pref2:8 nf4:cl-norm-prmt-w16-b16-nb8-pref2:8 nf4:m8-prmt-w16-b16-nb4-pref2:4 nf4:s2-shf-w8-b32-nb4-pref-2cta:8 q2g128:prmt-w16-b16-nb8-pref2:8 q2g128:cl-prmt-w16-b16-nb8-pref2:8 q2g64:cl-norm-prmt-w16-b16-nb8-pref2:8 q2g128:cl-sc16-prmt-w16-b16-nb8-pref2:8 q2g64:sc16-prmt-w16-b16-nb8-pref2:8 nf4:cl-a64-prmt-w16-b16-nb8-pref2:8 nf4:a64-prmt-w16-b16-nb8-pref2:8 q2g128:cl-a64-sc16-prmt-w16-b16-nb8-pref2:8"}
+cases=${LUT_CHECK:-"nf4:prmt-w16-b16-nb8-pref2:8 nf4:cl-prmt-w16-b16-nb8-pref2:8 nf4:cl-norm-prmt-w16-b16-nb8-pref2:8 nf4:m8-prmt-w16-b16-nb4-pref2:4 nf4:s2-shf-w8-b32-nb4-pref-2cta:8 q2g128:prmt-w16-b16-nb8-pref2:8 q2g128:cl-prmt-w16-b16-nb8-pref2:8 q2g64:cl-norm-prmt-w16-b16-nb8-pref2:8 q2g128:cl-sc16-prmt-w16-b16-nb8-pref2:8 q2g64:sc16-prmt-w16-b16-nb8-pref2:8 nf4:cl-a64-prmt-w16-b16-nb8-pref2:8 nf4:a64-prmt-w16-b16-nb8-pref2:8 q2g128:cl-a64-sc16-prmt-w16-b16-nb8-pref2:8 nf4:cl-a64-s2-shf-w8-b32-nb4-pref-2cta:8"}
 san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -n 1)
 [ -n "$san" ] || { echo "no compute-sanitizer on this machine"; exit 1; }
 budget=${LUT_CHECK_S:-500}

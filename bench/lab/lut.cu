@@ -504,6 +504,8 @@ std::vector<Variant> variants() {
       make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 0, 0, 1>("cl-a64-prmt-w16-b16-nb8-pref2"),
       make_variant<FMT, 1, 4, 16, 16, 4, 2, 1, 0, 1, 1, 0, 0, 1>("cl-a64-prmt-w16-b16-nb4-pref2"),
       make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 1, 1, 0, 1>("cl-norm-a64-prmt-w16-b16-nb8-pref2"),
+      /* GB10's form (SPL 2, 64 KB of tables) with the f64 sums */
+      make_variant<FMT, 0, 2, 8, 32, 4, 1, 2, 0, 1, 1, 0, 0, 1>("cl-a64-s2-shf-w8-b32-nb4-pref-2cta"),
   };
   if constexpr (FMT != kNF4) { /* v38: Q2_0's scales in fp16, the packed bytes */
     v.push_back(make_variant<FMT, 1, 4, 16, 16, 8, 2, 1, 0, 1, 0, 0, 1>("sc16-prmt-w16-b16-nb8-pref2"));
