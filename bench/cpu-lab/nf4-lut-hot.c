@@ -10,7 +10,8 @@
  * into an f64 accumulator per row. One thread, best of REPS calls, TSC
  * ticks per weight, against nf4-avx2-hot's figure for the library's kernel
  * at the same N x K:
- *   make -C bench/cpu-lab nf4-lut-hot && bench/cpu-lab/nf4-lut-hot N K REPS
+ *   make -C bench/cpu-lab nf4-lut-hot && bench/cpu-lab/nf4-lut-hot N K REPS [ROWS_PER_BLOCK]
+ * (ROWS_PER_BLOCK: rows per chunk pass, default N; v38 took 1024 streamed)
  * It checks its y against a plain f64 sum of the same weights and x
  * (|y - ref| / R, R = sqrt(sum (w x)^2), DESIGN.md 5's measure). */
 #include <math.h>
@@ -20,29 +21,15 @@
 #include <string.h>
 #include <x86intrin.h>
 
-static const float nf4[16] = {-1.0f,
-                              -0.6961928009986877f,
-                              -0.5250730514526367f,
-                              -0.39491748809814453f,
-                              -0.28444138169288635f,
-                              -0.18477343022823334f,
-                              -0.09105003625154495f,
-                              0.0f,
-                              0.07958029955625534f,
-                              0.16093020141124725f,
-                              0.24611230194568634f,
-                              0.33791524171829224f,
-                              0.44070982028198242f,
-                              0.5626170039176941f,
-                              0.7229568362236023f,
-                              1.0f};
+#include "core/layouts.h" /* qg_nf4_lut, the NormalFloat table */
+
 
 enum { SLOTS = 16 }; /* code bytes per chunk: 32 weights */
 
 static void build(float (*T)[256], const float *x) {
   for (int s = 0; s < SLOTS; s++) {
     float a[16], b[16];
-    for (int i = 0; i < 16; i++) a[i] = nf4[i] * x[2 * s], b[i] = nf4[i] * x[2 * s + 1];
+    for (int i = 0; i < 16; i++) a[i] = qg_nf4_lut[i] * x[2 * s], b[i] = qg_nf4_lut[i] * x[2 * s + 1];
     for (int h = 0; h < 16; h++)
       for (int l = 0; l < 16; l++) T[s][h * 16 + l] = a[l] + b[h];
   }
@@ -109,7 +96,7 @@ int main(int argc, char **argv) {
       for (int j = 0; j < 16; j++) {
         const uint8_t e = codes[((size_t)c * n + r) * 16 + j];
         const double s = sc[r * (k / 64) + c / 2];
-        const double w0 = nf4[e & 15] * s, w1 = nf4[e >> 4] * s;
+        const double w0 = qg_nf4_lut[e & 15] * s, w1 = qg_nf4_lut[e >> 4] * s;
         ref += w0 * x[32 * c + 2 * j] + w1 * x[32 * c + 2 * j + 1];
         R2 += (w0 * x[32 * c + 2 * j]) * (w0 * x[32 * c + 2 * j]) + (w1 * x[32 * c + 2 * j + 1]) * (w1 * x[32 * c + 2 * j + 1]);
       }

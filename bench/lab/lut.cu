@@ -661,9 +661,6 @@ void run_format(const std::pair<int64_t, int64_t> &shape, int sms, const std::st
         }
         bool pass = true, same_bits = true;
         double worst = 0.0;
-        p.codes = dc[0];
-        p.scales = ds[0];
-        p.scales16 = ds16[0];
         for (size_t a = 0; a < acts.size(); ++a) {
           CK(cudaMemcpy(dx, acts[a].x.data(), (size_t)k * 4 * m, cudaMemcpyHostToDevice));
           CK(cudaMemcpy(dgamma, acts[a].gamma.data(), (size_t)k * 4, cudaMemcpyHostToDevice));
