@@ -32,7 +32,7 @@ int main(void) {
   CHECK(qgemv_open(NULL, &ctx)); /* $QGEMV_BACKEND, else auto */
   qgemv_weight *wt;
   qgemv_tensor *xt, *yt;
-  CHECK(qgemv_weight_upload(ctx, &desc, &wt));
+  CHECK(qgemv_weight_upload_for_m(ctx, &desc, 1, &wt)); /* used at m = 1: decode */
   CHECK(qgemv_tensor_new(ctx, QGEMV_F32, 1, K, &xt));
   CHECK(qgemv_tensor_new(ctx, QGEMV_F32, 1, N, &yt));
   CHECK(qgemv_tensor_write(xt, x, sizeof x));

@@ -17,6 +17,14 @@ TESTS += tests/test_cuda_plan_tune
 tests_test_cuda_plan_tune_SOURCES = tests/test_cuda_plan_tune.c src/backend-cuda/plan_tune.c
 tests_test_cuda_plan_tune_CFLAGS = $(TEST_CFLAGS)
 tests_test_cuda_plan_tune_LDADD = $(CHECK_LIBS)
+# The lookup-table layout (lut_repack.c, plain C): the repack, the
+# kernel's arithmetic emulated on the CPU against the oracle, the geometry;
+# tested everywhere, GPU or not.
+check_PROGRAMS += tests/test_cuda_lut_layout
+TESTS += tests/test_cuda_lut_layout
+tests_test_cuda_lut_layout_SOURCES = tests/test_cuda_lut_layout.c src/backend-cuda/lut_repack.c
+tests_test_cuda_lut_layout_CFLAGS = $(TEST_CFLAGS)
+tests_test_cuda_lut_layout_LDADD = $(TEST_LDADD)
 
 if HAVE_CUDA
 check_PROGRAMS += tests/test_cuda_layout

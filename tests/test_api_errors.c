@@ -247,6 +247,34 @@ START_TEST(weight_upload_errors) {
   d.group = 0; /* NF4 accepts 0 for its one block size */
   EXPECT_OK(qgemv_weight_upload(ctx, &d, &w));
   qgemv_weight_free(w);
+
+  /* upload_for_m: a negative max_m is refused in words, *out cleared;
+   * 0, 1 and large ones upload (the CPU has one form for every m) */
+  w = (qgemv_weight *)&w;
+  sentinel();
+  EXPECT_ERR(QGEMV_ERR_INVALID_ARG, qgemv_weight_upload_for_m(ctx, &nf4.desc, -1, &w));
+  expect_own_message("upload_for_m max_m -1");
+  ck_assert_msg(strstr(qgemv_last_error(), "max_m") != NULL, "message: %s", qgemv_last_error());
+  ck_assert_ptr_null(w);
+  EXPECT_ERR(QGEMV_ERR_INVALID_ARG, qgemv_weight_upload_for_m(ctx, &nf4.desc, 1, NULL));
+  EXPECT_ERR(QGEMV_ERR_INVALID_ARG, qgemv_weight_upload_for_m(NULL, &nf4.desc, 1, &w));
+  d = nf4.desc;
+  d.k = 96; /* the descriptor's checks as qgemv_weight_upload's */
+  sentinel();
+  EXPECT_ERR(QGEMV_ERR_INVALID_ARG, qgemv_weight_upload_for_m(ctx, &d, 1, &w));
+  expect_own_message("upload_for_m NF4 k 96");
+  ck_assert_ptr_null(w);
+  const int64_t max_ms[] = {0, 1, 8, INT64_MAX};
+  for (size_t i = 0; i < sizeof max_ms / sizeof max_ms[0]; i++) {
+    EXPECT_OK(qgemv_weight_upload_for_m(ctx, &q2.desc, max_ms[i], &w));
+    const char *form = qgemv_weight_form(w);
+    ck_assert_msg(form && (strcmp(form, "packed") == 0 || strcmp(form, "interleaved") == 0), "CPU form %s",
+                  form ? form : "NULL");
+    qgemv_weight_free(w);
+  }
+  sentinel();
+  ck_assert_ptr_null(qgemv_weight_form(NULL));
+  expect_own_message("qgemv_weight_form(NULL)");
   tu_weight_free(&nf4);
   tu_weight_free(&q2);
   qgemv_close(ctx);

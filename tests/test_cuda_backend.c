@@ -12,7 +12,10 @@
  * table held in one fp16 term fails); chains of matvecs that each read
  * the previous output (programmatic dependent launch), bit-identical to the
  * chain run one call at a time, also captured in a CUDA graph; NaN and
- * infinite activations through every staging path, as IEEE says.
+ * infinite activations through every staging path, as IEEE says. The
+ * lookup-table form (a weight uploaded for m = 1, or any weight under
+ * QGEMV_CUDA_LAYOUT=lut): when it is chosen, and the same contract,
+ * batched-row, pattern and IEEE cases through it.
  *
  * Where no CUDA device is usable the suite exits 77 (SKIP) saying why; the
  * probe runs in this process and CUDA does not survive fork, so the suite
@@ -29,6 +32,8 @@
 #include "testutil.h"
 
 static qgemv_ctx *ctx;
+static qgemv_ctx *lut_ctx; /* opened with QGEMV_CUDA_LAYOUT=lut */
+static bool lut_device;    /* 192 KB of shared memory a block (Hopper) */
 static bool quick;
 
 static const char *dt(qgemv_dtype t) { return t == QGEMV_F32 ? "f32" : "bf16"; }
@@ -410,6 +415,7 @@ static void run_pattern(int fi, int64_t n, int64_t k, int64_t m, int kind) {
   qgemv_weight_desc d = coded_weight(fi, n, k, kind, 4000 + (uint64_t)(fi * 7 + kind));
   qgemv_weight *w;
   CHECK_OK(qgemv_weight_upload(ctx, &d, &w));
+  if (ctx == lut_ctx) ck_assert_str_eq(qgemv_weight_form(w), "lut");
   float *xf = pattern_x(m, k, kind, 5000 + (uint64_t)kind);
   for (int xt = 0; xt < 2; xt++)
     for (int yt = 0; yt < 2; yt++) {
@@ -719,9 +725,49 @@ static void expect_ieee(const problem *p, const double *ref, const double *bound
  * bits. The three-term staging makes a warp's terms without a test per
  * element when the warp's values are all finite: the poisoned elements
  * sit in one warp of many, so both ways run in one launch. */
+/* The IEEE cases of every mode on the current context (plan or form). */
+static void nonfinite_modes(int fi, int64_t n, int64_t k, const char *label) {
+  const int64_t m = 5;
+  for (int mode = 0; mode < 6; mode++) {
+    const qgemv_dtype xt = mode & 1 ? QGEMV_BF16 : QGEMV_F32, gt = mode >= 4 ? QGEMV_BF16 : QGEMV_F32;
+    const bool norm = mode >= 2;
+    problem p;
+    problem_make(&p, 7100 + (uint64_t)mode, DIST_NORMAL, fi, n, k, m, xt, norm, gt);
+    p.xf[0 * k + 17] = NAN;
+    p.xf[1 * k + k / 2] = INFINITY;
+    p.xf[2 * k + 3] = -INFINITY;
+    p.xf[3 * k + 5] = INFINITY;
+    p.xf[3 * k + k - 6] = -INFINITY;
+    free(p.xh);
+    p.xh = tu_convert(p.xf, (size_t)(m * k), xt);
+    CHECK_OK(qgemv_tensor_write(p.x, p.xh, (size_t)(m * k) * tu_dtype_size(xt)));
+    double *ref = malloc((size_t)(m * n) * sizeof(double)), *bound = malloc((size_t)(m * n) * sizeof(double));
+    ck_assert_ptr_nonnull(ref);
+    ck_assert_ptr_nonnull(bound);
+    CHECK_OK(qgemv_reference_matvec(&p.hw.desc, m, xt, p.xh, gt, norm ? p.gh : NULL, 1e-5f, ref, bound));
+    char what[160];
+    snprintf(what, sizeof what, "%s %s x=%s norm=%s", tu_format(fi).name, label, dt(xt), norm ? dt(gt) : "off");
+    tu_guarded all = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
+    expect_ieee(&p, ref, bound, 0, m, QGEMV_F32, all.mem, what);
+    for (int64_t r = 0; r < m; r++) {
+      qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * tu_dtype_size(xt), xt, 1, k);
+      tu_guarded one = run_guarded(p.w, xr, p.g, QGEMV_F32, 1, n);
+      expect_ieee(&p, ref, bound, r, 1, QGEMV_F32, one.mem, what);
+      if (r == m - 1)
+        ck_assert_msg(memcmp(one.mem, all.mem + (size_t)(r * n) * 4, (size_t)n * 4) == 0,
+                      "%s: the clean row alone differs from the batch's", what);
+      tu_guarded_free(&one);
+      qgemv_tensor_free(xr);
+    }
+    tu_guarded_free(&all);
+    free(ref);
+    free(bound);
+    problem_free(&p);
+  }
+}
+
 START_TEST(test_nonfinite_x) {
   const int fi = _i;
-  const int64_t n = 300, k = tu_whole_blocks(fi, 4160), m = 5;
   const char *plans[3] = {"b=cta", "b=cta,phases=2", "b=warp"};
   qgemv_ctx *const base = ctx;
   for (int pl = 0; pl < 3; pl++) {
@@ -729,45 +775,118 @@ START_TEST(test_nonfinite_x) {
     const qgemv_status st = qgemv_open("cuda:0", &ctx);
     unsetenv("QGEMV_CUDA_PLAN");
     CHECK_OK(st);
-    for (int mode = 0; mode < 6; mode++) {
-      const qgemv_dtype xt = mode & 1 ? QGEMV_BF16 : QGEMV_F32, gt = mode >= 4 ? QGEMV_BF16 : QGEMV_F32;
-      const bool norm = mode >= 2;
+    char label[32];
+    snprintf(label, sizeof label, "plan %s", plans[pl]);
+    nonfinite_modes(fi, 300, tu_whole_blocks(fi, 4160), label);
+    qgemv_close(ctx);
+  }
+  ctx = base;
+}
+END_TEST
+
+/* ---- the lookup-table form ---- */
+
+static const char *form_of(qgemv_ctx *c, qgemv_format f, int64_t n, int64_t k, int64_t max_m) {
+  void *data;
+  float *scales;
+  qgemv_weight_desc d = zero_desc(f, n, k, &data, &scales);
+  qgemv_weight *w = NULL;
+  CHECK_OK(qgemv_weight_upload_for_m(c, &d, max_m, &w));
+  const char *form = qgemv_weight_form(w);
+  ck_assert_ptr_nonnull(form);
+  qgemv_weight_free(w);
+  free(data);
+  free(scales);
+  return form;
+}
+
+/* When each form is chosen (lut_layout.h): automatically only for a
+ * weight uploaded for m = 1 whose k-split fills 3/4 of the SMs in one wave
+ * (28672 x 8192 NF4: 112 CTAs of R 2048, S 8; 4096 x 4096 NF4: at most 64,
+ * R 1024 x S 16); under QGEMV_CUDA_LAYOUT=lut wherever n is a multiple of
+ * 1024 and k of the chunk (NF4 256, Q2_0 512); never on a device without
+ * its 192 KB of shared memory a block. */
+START_TEST(test_lut_forms) {
+  qgemv_device_info info;
+  CHECK_OK(qgemv_ctx_info(ctx, &info));
+  const char *lut = lut_device ? "lut" : "tiles";
+  ck_assert_str_eq(form_of(ctx, QGEMV_NF4, 28672, 8192, 1), 112 * 4 >= 3 * info.units ? lut : "tiles");
+  ck_assert_str_eq(form_of(ctx, QGEMV_NF4, 4096, 4096, 1), 64 * 4 >= 3 * info.units ? lut : "tiles");
+  ck_assert_str_eq(form_of(ctx, QGEMV_NF4, 28672, 8192, 0), "tiles");
+  ck_assert_str_eq(form_of(ctx, QGEMV_NF4, 28672, 8192, 2), "tiles");
+  ck_assert_str_eq(form_of(lut_ctx, QGEMV_NF4, 1024, 1024, 8), lut);
+  ck_assert_str_eq(form_of(lut_ctx, QGEMV_NF4, 1000, 1024, 1), "tiles");
+  ck_assert_str_eq(form_of(lut_ctx, QGEMV_NF4, 1024, 1088, 1), "tiles");
+  qgemv_weight *w = (qgemv_weight *)&info; /* anything: it must be cleared */
+  void *data;
+  float *scales;
+  qgemv_weight_desc d = zero_desc(QGEMV_NF4, 1024, 1024, &data, &scales);
+  const qgemv_status s = qgemv_weight_upload_for_m(ctx, &d, -1, &w);
+  ck_assert_msg(s == QGEMV_ERR_INVALID_ARG && w == NULL, "max_m -1 gave %s", qgemv_status_str(s));
+  ck_assert_msg(strstr(qgemv_last_error(), "max_m") != NULL, "message: %s", qgemv_last_error());
+  free(data);
+  free(scales);
+  setenv("QGEMV_CUDA_LAYOUT", "tile", 1);
+  qgemv_ctx *bad = NULL;
+  const qgemv_status so = qgemv_open("cuda:0", &bad);
+  unsetenv("QGEMV_CUDA_LAYOUT");
+  ck_assert_msg(so == QGEMV_ERR_INVALID_ARG && strstr(qgemv_last_error(), "QGEMV_CUDA_LAYOUT=tile"),
+                "QGEMV_CUDA_LAYOUT=tile gave %s: %s", qgemv_status_str(so), qgemv_last_error());
+  if (so == QGEMV_OK) qgemv_close(bad);
+}
+END_TEST
+
+/* Every dtype and norm combination through the LUT form on shapes of both
+ * unit sizes and several k-splits; row r of a batched call bit-identical
+ * to m = 1 on row r (one pass a row) and a second run to the first. */
+START_TEST(test_lut_combinations) {
+  const int fi = _i;
+  if (!lut_device) return;
+  static const int64_t shapes[][3] = {{1024, 1024, 1}, {2048, 4096, 3}, {3072, 2560, 2}};
+  qgemv_ctx *const base = ctx;
+  ctx = lut_ctx;
+  int iter = 0;
+  for (int si = 0; si < (quick ? 2 : 3); si++)
+    for (int mode = 0; mode < 12; mode++, iter++) {
+      const int64_t n = shapes[si][0], k = shapes[si][1], m = shapes[si][2];
+      const qgemv_dtype xt = (qgemv_dtype)(mode & 1), yt = (qgemv_dtype)((mode >> 1) & 1);
+      const int norm = mode >> 2; /* off, gamma f32, gamma bf16 */
       problem p;
-      problem_make(&p, 7100 + (uint64_t)mode, DIST_NORMAL, fi, n, k, m, xt, norm, gt);
-      p.xf[0 * k + 17] = NAN;
-      p.xf[1 * k + k / 2] = INFINITY;
-      p.xf[2 * k + 3] = -INFINITY;
-      p.xf[3 * k + 5] = INFINITY;
-      p.xf[3 * k + k - 6] = -INFINITY;
-      free(p.xh);
-      p.xh = tu_convert(p.xf, (size_t)(m * k), xt);
-      CHECK_OK(qgemv_tensor_write(p.x, p.xh, (size_t)(m * k) * tu_dtype_size(xt)));
-      double *ref = malloc((size_t)(m * n) * sizeof(double)), *bound = malloc((size_t)(m * n) * sizeof(double));
-      ck_assert_ptr_nonnull(ref);
-      ck_assert_ptr_nonnull(bound);
-      CHECK_OK(qgemv_reference_matvec(&p.hw.desc, m, xt, p.xh, gt, norm ? p.gh : NULL, 1e-5f, ref, bound));
-      char what[160];
-      snprintf(what, sizeof what, "%s plan %s x=%s norm=%s", tu_format(fi).name, plans[pl], dt(xt),
-               norm ? dt(gt) : "off");
-      tu_guarded all = run_guarded(p.w, p.x, p.g, QGEMV_F32, m, n);
-      expect_ieee(&p, ref, bound, 0, m, QGEMV_F32, all.mem, what);
+      problem_make(&p, 900 + (uint64_t)iter, (dist_kind)(iter % DIST_COUNT), fi, n, k, m, xt, norm != 0,
+                   norm == 2 ? QGEMV_BF16 : QGEMV_F32);
+      ck_assert_str_eq(qgemv_weight_form(p.w), "lut");
+      tu_guarded all = run_guarded(p.w, p.x, p.g, yt, m, n);
+      check_contract(&p, yt, all.mem, "lut");
+      tu_guarded again = run_guarded(p.w, p.x, p.g, yt, m, n);
+      const size_t rb = (size_t)n * tu_dtype_size(yt);
+      ck_assert_msg(memcmp(all.mem, again.mem, (size_t)m * rb) == 0, "lut %s: two runs differ", tu_format(fi).name);
       for (int64_t r = 0; r < m; r++) {
         qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * tu_dtype_size(xt), xt, 1, k);
-        tu_guarded one = run_guarded(p.w, xr, p.g, QGEMV_F32, 1, n);
-        expect_ieee(&p, ref, bound, r, 1, QGEMV_F32, one.mem, what);
-        if (r == m - 1)
-          ck_assert_msg(memcmp(one.mem, all.mem + (size_t)(r * n) * 4, (size_t)n * 4) == 0,
-                        "%s: the clean row alone differs from the batch's", what);
+        tu_guarded one = run_guarded(p.w, xr, p.g, yt, 1, n);
+        ck_assert_msg(memcmp(one.mem, all.mem + (size_t)r * rb, rb) == 0,
+                      "lut %s %lldx%lld: row %lld of m=%lld differs from m=1", tu_format(fi).name, (long long)n,
+                      (long long)k, (long long)r, (long long)m);
         tu_guarded_free(&one);
         qgemv_tensor_free(xr);
       }
       tu_guarded_free(&all);
-      free(ref);
-      free(bound);
+      tu_guarded_free(&again);
       problem_free(&p);
     }
-    qgemv_close(ctx);
-  }
+  ctx = base;
+}
+END_TEST
+
+/* The pattern cases (a large activation on the zero code; one repeated
+ * code against all-positive x up to k = 65536) and the IEEE cases. */
+START_TEST(test_lut_patterns) {
+  const int fi = _i;
+  if (!lut_device) return;
+  qgemv_ctx *const base = ctx;
+  ctx = lut_ctx;
+  run_pattern(fi, 1024, 4096, 3, ADVERSARIAL);
+  run_pattern(fi, 1024, quick ? 8192 : 65536, 1, CORRELATED);
+  nonfinite_modes(fi, 1024, 4096, "lut");
   ctx = base;
 }
 END_TEST
@@ -805,10 +924,25 @@ int main(void) {
     return TU_SKIP;
   }
   quick = tu_quick();
+  unsetenv("QGEMV_CUDA_LAYOUT"); /* ctx: the automatic choice */
   if (qgemv_open("cuda:0", &ctx) != QGEMV_OK) {
     fprintf(stderr, "cannot open cuda:0: %s\n", qgemv_last_error());
     return EXIT_FAILURE;
   }
+  setenv("QGEMV_CUDA_LAYOUT", "lut", 1);
+  const qgemv_status lut_open = qgemv_open("cuda:0", &lut_ctx);
+  unsetenv("QGEMV_CUDA_LAYOUT");
+  if (lut_open != QGEMV_OK) {
+    fprintf(stderr, "cannot open cuda:0 with QGEMV_CUDA_LAYOUT=lut: %s\n", qgemv_last_error());
+    return EXIT_FAILURE;
+  }
+  qgemv_device_info info;
+  if (qgemv_ctx_info(ctx, &info) != QGEMV_OK) return EXIT_FAILURE;
+  /* Hopper (9.x) and datacenter Blackwell (10.x) allow 227 KB a block;
+   * GB10 (12.1) 99 KB: the LUT's cases run only where it can be chosen */
+  lut_device = info.compute_major == 9 || info.compute_major == 10;
+  if (!lut_device) printf("cuda device cc %d.%d: no lookup-table form here; its cases check the tiles are kept\n",
+                          info.compute_major, info.compute_minor);
   Suite *s = suite_create("cuda_backend");
   TCase *tc = tcase_create("gpu");
   tcase_set_timeout(tc, 1200);
@@ -826,12 +960,16 @@ int main(void) {
   tcase_add_loop_test(tc, test_fill_rows, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_nonfinite_x, 0, qgemv_format_count());
   tcase_add_test(tc, test_no_memory);
+  tcase_add_test(tc, test_lut_forms);
+  tcase_add_loop_test(tc, test_lut_combinations, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_lut_patterns, 0, qgemv_format_count());
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK); /* CUDA does not survive fork */
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
+  qgemv_close(lut_ctx);
   qgemv_close(ctx);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

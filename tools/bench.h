@@ -122,15 +122,25 @@ typedef struct bench_measure {
 typedef struct bench_weight {
   int64_t n, k;
   qgemv_format_info format;
+  const char *form; /* the resident form the backend chose (qgemv_weight_form) */
   qgemv_weight **ws; /* the copies; NULL when making or uploading failed */
   int copies;
   size_t resident; /* bytes one copy occupies on the device */
   char error[256]; /* why ws is NULL */
 } bench_weight;
-int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t k, qgemv_format_info f,
+/* Uploaded for the largest m measured (qgemv_weight_upload_for_m), as an
+ * engine would: --m 1 alone measures the backend's m = 1 form. */
+int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t max_m, int64_t n, int64_t k, qgemv_format_info f,
                         bench_weight *out); /* 0, or -1 with out->error */
 /* The same for a given host weight. */
-int bench_weight_upload_desc(qgemv_ctx *ctx, uint64_t working_set, const qgemv_weight_desc *d, bench_weight *out);
+int bench_weight_upload_desc(qgemv_ctx *ctx, uint64_t working_set, int64_t max_m, const qgemv_weight_desc *d,
+                             bench_weight *out);
+static inline int64_t bench_max_m(const bench_opts *o) {
+  int64_t m = 0;
+  for (int i = 0; i < o->nms; i++)
+    if (o->ms[i] > m) m = o->ms[i];
+  return m;
+}
 void bench_weight_free(bench_weight *w);
 
 /* --model (bench_model.c): opens the file and appends a layer for every

@@ -83,7 +83,7 @@ int bench_model_weight(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set
   qgemv_status s;
   if (src->own) {
     if ((s = qgemv_model_weight(o->model, src->tensor, f.group, &d)) == QGEMV_OK)
-      return bench_weight_upload_desc(ctx, working_set, &d, out);
+      return bench_weight_upload_desc(ctx, working_set, bench_max_m(o), &d, out);
   } else { /* a float matrix: read, quantize, upload */
     size_t count = (size_t)l->n * (size_t)l->k, nscales = qgemv_scale_count(f.format, l->n, l->k, f.group);
     float *w = malloc(count * sizeof *w), *scales = nscales ? malloc(nscales * sizeof *scales) : NULL;
@@ -92,7 +92,7 @@ int bench_model_weight(qgemv_ctx *ctx, const bench_opts *o, uint64_t working_set
     if (s == QGEMV_OK && (s = qgemv_model_read_f32(o->model, src->tensor, w, count)) == QGEMV_OK &&
         (s = qgemv_quantize(f.format, l->n, l->k, f.group, w, data, scales)) == QGEMV_OK) {
       d = (qgemv_weight_desc){f.format, l->n, l->k, f.group, data, scales};
-      bench_weight_upload_desc(ctx, working_set, &d, out);
+      bench_weight_upload_desc(ctx, working_set, bench_max_m(o), &d, out);
     }
     free(w);
     free(scales);

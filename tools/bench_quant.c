@@ -51,13 +51,15 @@ static qgemv_status random_tensor(qgemv_ctx *ctx, qgemv_dtype t, int64_t rows, i
 }
 
 /* The first copy sizes the rotation: what one copy occupies on the device. */
-static void upload_copies(qgemv_ctx *ctx, const qgemv_weight_desc *desc, uint64_t working_set, bench_weight *out) {
+static void upload_copies(qgemv_ctx *ctx, const qgemv_weight_desc *desc, uint64_t working_set, int64_t max_m,
+                          bench_weight *out) {
   qgemv_weight *first = NULL;
-  qgemv_status s = qgemv_weight_upload(ctx, desc, &first);
+  qgemv_status s = qgemv_weight_upload_for_m(ctx, desc, max_m, &first);
   if (s != QGEMV_OK) {
     fail(out->error, sizeof out->error, "upload", s);
     return;
   }
+  out->form = qgemv_weight_form(first);
   out->resident = qgemv_weight_resident_bytes(first);
   out->copies = bench_copies(out->resident, working_set);
   out->ws = calloc((size_t)out->copies, sizeof *out->ws);
@@ -68,14 +70,15 @@ static void upload_copies(qgemv_ctx *ctx, const qgemv_weight_desc *desc, uint64_
   }
   out->ws[0] = first;
   for (int c = 1; c < out->copies; c++)
-    if ((s = qgemv_weight_upload(ctx, desc, &out->ws[c])) != QGEMV_OK) {
+    if ((s = qgemv_weight_upload_for_m(ctx, desc, max_m, &out->ws[c])) != QGEMV_OK) {
       fail(out->error, sizeof out->error, "upload of the weight copies", s);
       bench_weight_free(out);
       return;
     }
 }
 
-int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t k, qgemv_format_info f, bench_weight *out) {
+int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t max_m, int64_t n, int64_t k, qgemv_format_info f,
+                        bench_weight *out) {
   *out = (bench_weight){.n = n, .k = k, .format = f};
   rng r = {42};
   host_weight hw;
@@ -84,15 +87,16 @@ int bench_weight_upload(qgemv_ctx *ctx, uint64_t working_set, int64_t n, int64_t
              qgemv_last_error());
     return -1;
   }
-  upload_copies(ctx, &hw.desc, working_set, out);
+  upload_copies(ctx, &hw.desc, working_set, max_m, out);
   host_weight_free(&hw); /* the copies are the backend's own */
   return out->ws ? 0 : -1;
 }
 
-int bench_weight_upload_desc(qgemv_ctx *ctx, uint64_t working_set, const qgemv_weight_desc *d, bench_weight *out) {
+int bench_weight_upload_desc(qgemv_ctx *ctx, uint64_t working_set, int64_t max_m, const qgemv_weight_desc *d,
+                             bench_weight *out) {
   *out = (bench_weight){.n = d->n, .k = d->k};
   format_info_of(d->format, d->group, &out->format);
-  upload_copies(ctx, d, working_set, out);
+  upload_copies(ctx, d, working_set, max_m, out);
   return out->ws ? 0 : -1;
 }
 
@@ -105,7 +109,11 @@ void bench_weight_free(bench_weight *w) {
 void bench_quant(qgemv_ctx *ctx, const bench_opts *o, bench_graph *graph, const bench_weight *w, qgemv_dtype dtype,
                  int64_t m, bench_measure *out) {
   memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "%s", w->format.label);
+  /* a form other than the backend's usual one is named: "NF4 lut" */
+  if (w->form && strcmp(w->form, "lut") == 0)
+    snprintf(out->name, sizeof out->name, "%s %s", w->format.label, w->form);
+  else
+    snprintf(out->name, sizeof out->name, "%s", w->format.label);
   if (!w->ws) {
     snprintf(out->error, sizeof out->error, "%s", w->error);
     return;

@@ -137,7 +137,7 @@ static int measure_group(bench_run *run, qgemv_ctx *ctx, int begin, int end, FIL
     if (layer_source(run->o, first->layer)->tensor)
       bench_model_weight(ctx, run->o, run->working_set, first->layer, first->format, &w);
     else
-      bench_weight_upload(ctx, run->working_set, first->layer->n, first->layer->k, first->format, &w);
+      bench_weight_upload(ctx, run->working_set, bench_max_m(run->o), first->layer->n, first->layer->k, first->format, &w);
   }
   int failed = 0;
   for (int i = begin; i < end; i++) {

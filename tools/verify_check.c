@@ -9,8 +9,10 @@ typedef struct shape { int64_t n, k; } shape;
 
 /* Odd n (no kernel may assume a multiple of its tile) and k spanning
  * several blocks of every format (rounded up to whole blocks where a
- * format's block does not divide it), one k long enough for many. */
-static const shape shapes[] = {{257, 1152}, {33, 4224}};
+ * format's block does not divide it), one k long enough for many; and
+ * one shape the CUDA lookup-table form can hold (n a multiple of 1024, k
+ * of 512), which QGEMV_CUDA_LAYOUT=lut puts there. */
+static const shape shapes[] = {{257, 1152}, {33, 4224}, {1024, 1024}};
 static const int64_t ms[] = {1, 5, 17};
 
 combo *combos_all(int *count) {
@@ -65,7 +67,8 @@ static double run_case(qgemv_ctx *ctx, const combo *c, shape sh, int64_t m, rng 
   gh = to_dtype(gf, (size_t)sh.k, c->x);
   if (!xh || !gh) goto done;
   what = "setup";
-  if ((s = qgemv_weight_upload(ctx, &hw.desc, &w)) || (s = qgemv_tensor_new(ctx, c->x, m, sh.k, &x)) ||
+  /* uploaded for its m, as an engine would (the backend may pick its m = 1 form) */
+  if ((s = qgemv_weight_upload_for_m(ctx, &hw.desc, m, &w)) || (s = qgemv_tensor_new(ctx, c->x, m, sh.k, &x)) ||
       (s = qgemv_tensor_new(ctx, c->y, m, sh.n, &y)) || (s = qgemv_tensor_new(ctx, c->x, 1, sh.k, &g)) ||
       (s = qgemv_tensor_write(x, xh, xc * esize(c->x))) || (s = qgemv_tensor_write(g, gh, (size_t)sh.k * esize(c->x))))
     goto done;

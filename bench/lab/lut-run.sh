@@ -30,7 +30,8 @@ for f in nf4 q2g128 q2g64; do
   echo "lut $f rc $? ($SECONDS s)"
   pack
 done
-timeout 150 qgemv bench --backend cuda --shape 28672x8192 --shape 8192x28672 --shape 14336x4096 \
+# the tile stream: since v39 a --m 1 bench takes the library's LUT form
+QGEMV_CUDA_LAYOUT=tiles timeout 150 qgemv bench --backend cuda --shape 28672x8192 --shape 8192x28672 --shape 14336x4096 \
   --shape 4096x4096 --format all --dtype f32,bf16 --m 1 --graph --min-time 0.1 --working-set 512M \
   --no-baseline > "$out/qgemv.txt" 2>&1
 echo "qgemv bench rc $? ($SECONDS s)"

@@ -248,8 +248,9 @@ static void thread_rows(int64_t n, int group, int t, int nt, int64_t *r0, int64_
   if (*r1 > n) *r1 = n;
 }
 
-static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, void **layout,
-                                      size_t *resident) {
+static qgemv_status cpu_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, int64_t max_m,
+                                      void **layout, size_t *resident) {
+  (void)max_m; /* one form serves every m */
   cpu_state *st = state;
   qg_shape shape;
   qg_check_shape(desc->format, desc->n, desc->k, desc->group, &shape); /* valid: it cannot fail */
@@ -309,6 +310,12 @@ static void cpu_weight_free(void *state, void *layout) {
   free(w->data);
   free(w->scales);
   free(w);
+}
+
+/* Interleaved kernels read the rows of a group together (their layout). */
+static const char *cpu_weight_form(void *state, const void *layout) {
+  const qg_cpu_weight *w = layout;
+  return kernel_for(state, w->id, 0, NULL)->group_rows ? "interleaved" : "packed";
 }
 
 static qgemv_status ensure_workspace(cpu_state *st, size_t bytes) {
@@ -482,6 +489,7 @@ static const qg_backend cpu_backend = {
     .copy_out = cpu_copy,
     .weight_upload = cpu_weight_upload,
     .weight_free = cpu_weight_free,
+    .weight_form = cpu_weight_form,
     .matvec = cpu_matvec,
     .read_bandwidth = cpu_read_bandwidth,
 };

@@ -26,9 +26,10 @@ qgemv_status qgc_copy_in(void *state, void *dst, const void *host_src, size_t by
 qgemv_status qgc_copy_out(void *state, void *host_dst, const void *src, size_t bytes);
 
 /* weight_upload.cu: the resident layout */
-qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, void **layout,
-                               size_t *resident_bytes);
+qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, int64_t max_m,
+                               void **layout, size_t *resident_bytes);
 void qgc_weight_free(void *state, void *layout);
+const char *qgc_weight_form(void *state, const void *layout);
 
 /* matvec.cu: geometry and launches */
 qgemv_status qgc_matvec(void *state, const qg_matvec_args *args);

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_api.h"
+#include "lut_layout.h"
 #include "matvec_launch.h"
 
 struct qgc_state {
@@ -14,6 +15,7 @@ struct qgc_state {
   cudaStream_t user; /* set_stream; NULL: use own */
   int cc_major, cc_minor;
   qgc_device_facts facts; /* SMs, shared memory, PDL: what the plan reads */
+  qgc_layout_pref layout_pref; /* QGEMV_CUDA_LAYOUT, read at open */
   cudaStream_t stream() const { return user ? user : own; }
 };
 

@@ -50,6 +50,7 @@
 
 #include "../core/backend.h"
 #include "../core/layouts.h"
+#include "lut_layout.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,6 +71,14 @@ typedef struct qgc_layout {
   int nch;                /* chunks per row */
   int last_blocks;        /* 64-blocks of the last chunk */
   size_t bytes;           /* resident bytes */
+  /* The lookup-table layout (lut_layout.h) instead of the tiles: a weight
+   * uploaded for m = 1 (weight_upload.cu says when). Then tiles, tail,
+   * ntiles and tile_bytes are unused. */
+  int lut;
+  qgc_lut_geom lut_geom;
+  const uint8_t *lut_codes;  /* device */
+  const void *lut_scales;    /* device */
+  double *lut_work;          /* device: the k-split's partial rows */
 } qgc_layout;
 
 /* Experiment (off in the library; -D on the module's and the tests'

@@ -10,6 +10,9 @@ qgc_headers = \
 	src/backend-cuda/cuda_api.h \
 	src/backend-cuda/cuda_state.h \
 	src/backend-cuda/layout.h \
+	src/backend-cuda/lut_layout.h \
+	src/backend-cuda/lut_matvec.h \
+	src/backend-cuda/lut_kernels.cuh \
 	src/backend-cuda/matvec_launch.h \
 	src/backend-cuda/matvec_plan.h \
 	src/backend-cuda/plan_tune.h \
@@ -22,6 +25,7 @@ qgc_headers = \
 qgc_sources = \
 	src/backend-cuda/module.c \
 	src/backend-cuda/repack.c \
+	src/backend-cuda/lut_repack.c \
 	src/backend-cuda/plan_tune.c \
 	src/backend-cuda/cuda_core.cu \
 	src/backend-cuda/device_select.cu \
@@ -30,6 +34,7 @@ qgc_sources = \
 	src/backend-cuda/matvec_nf4.cu \
 	src/backend-cuda/matvec_q2g64.cu \
 	src/backend-cuda/matvec_q2g128.cu \
+	src/backend-cuda/lut_matvec.cu \
 	src/backend-cuda/bandwidth.cu \
 	src/backend-cuda/cublas_baseline.cu
 

@@ -4,6 +4,7 @@
 #include <limits.h>
 
 #include "cuda_state.h"
+#include "lut_matvec.h"
 #include "matvec_plan.h"
 
 bool qgc_has_kernels(qg_layout_id id) {
@@ -23,6 +24,7 @@ qgemv_status qgc_matvec_prepare(const qgc_state *st) {
     return qgc_fail(QGEMV_ERR_UNSUPPORTED,
                     "CUDA device %d allows %zu bytes of shared memory per block, too few for the qgemv kernels",
                     st->device, st->facts.smem_optin);
+  if (e == cudaSuccess) e = qgc_lut_prepare(st->facts);
   if (e != cudaSuccess) return qgc_fail_cuda(e, "setting kernel attributes");
   return QGEMV_OK;
 }
@@ -86,6 +88,10 @@ extern "C" qgemv_status qgc_matvec(void *state, const qg_matvec_args *a) {
   qgc_state *st = static_cast<qgc_state *>(state);
   const qgc_layout *L = static_cast<const qgc_layout *>(a->layout);
   DeviceGuard guard(st->device);
+  if (L->lut) {
+    const cudaError_t e = qgc_lut_launch(L, a, st->stream());
+    return e == cudaSuccess ? QGEMV_OK : qgc_fail_cuda(e, "launching the lookup-table matvec kernel");
+  }
   qgc_plan pl = qgc_make_plan(L, a, st->facts);
   if (!pl.fits) {
     char tune[96];

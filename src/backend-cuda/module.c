@@ -20,6 +20,7 @@ static const qg_backend cuda_backend = {
     .copy_out = qgc_copy_out,
     .weight_upload = qgc_weight_upload,
     .weight_free = qgc_weight_free,
+    .weight_form = qgc_weight_form,
     .matvec = qgc_matvec,
     .read_bandwidth = qgc_read_bandwidth,
     .dense_bf16_time = qgc_dense_bf16_time,

@@ -1,13 +1,16 @@
 /* Weight upload: the packed host weight (DESIGN.md s.4) is repacked on the
- * host into the resident layout of layout.h (repack.c), a run of tiles at a
- * time (so the host needs only a bounded buffer), and copied to one device
- * allocation; the last n % 16 rows follow as packed. */
+ * host into a resident layout, a run at a time (so the host needs only a
+ * bounded buffer), and copied to one device allocation. The tiles of
+ * layout.h (repack.c; the last n % 16 rows follow as packed) serve every
+ * m; a weight uploaded for m = 1 takes the lookup-table layout of
+ * lut_layout.h (lut_repack.c) where it is faster (choose_lut). */
 #include <stdlib.h>
 
 #include <new>
 
 #include "cuda_state.h"
 #include "layout.h"
+#include "lut_matvec.h"
 
 static const size_t kChunkBytes = 32u << 20; /* host staging per copy */
 
@@ -17,8 +20,70 @@ static void layout_free(qgc_layout *L) {
   delete L;
 }
 
-extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, void **out,
-                                          size_t *resident) {
+static qgemv_status alloc_fail(cudaError_t e, size_t bytes, const qgemv_weight_desc *desc) {
+  cudaGetLastError();
+  if (e == cudaErrorMemoryAllocation)
+    return qgc_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes of device memory for a %lldx%lld weight", bytes,
+                    (long long)desc->n, (long long)desc->k);
+  return qgc_fail_cuda(e, "cudaMalloc for the weight");
+}
+
+/* The lookup-table layout for a weight used at m = 1 (max_m 1) whose
+ * geometry fills the GPU in one wave, or wherever it fits when
+ * QGEMV_CUDA_LAYOUT=lut; never on a device without its 192 KB of shared
+ * memory a block. */
+static bool choose_lut(const qgc_state *st, const qgemv_weight_desc *d, int64_t max_m, qgc_lut_geom *g) {
+  if (st->layout_pref == QGC_LAYOUT_TILES || !qgc_lut_device_ok(st->facts) ||
+      !qgc_lut_choose(d->format, d->n, d->k, st->facts.sms, g))
+    return false;
+  return st->layout_pref == QGC_LAYOUT_LUT || (max_m == 1 && qgc_lut_fills(g, st->facts.sms));
+}
+
+static size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
+
+/* codes, scales and the workspace in one allocation, each 256-aligned */
+static qgemv_status upload_lut(qgc_state *st, const qgemv_weight_desc *desc, qgc_layout *L) {
+  const size_t cb = qgc_lut_code_bytes(desc->format, desc->n, desc->k),
+               sb = qgc_lut_scale_bytes_total(desc->format, desc->n, desc->k, desc->group),
+               wb = qgc_lut_work_bytes(desc->n, L->lut_geom.ksplit);
+  L->bytes = align256(cb) + align256(sb) + wb;
+  cudaError_t e = cudaMalloc(&L->dev, L->bytes);
+  if (e != cudaSuccess) {
+    L->dev = nullptr;
+    return alloc_fail(e, L->bytes, desc);
+  }
+  uint8_t *base = static_cast<uint8_t *>(L->dev);
+  L->lut_codes = base;
+  L->lut_scales = base + align256(cb);
+  L->lut_work = reinterpret_cast<double *>(base + align256(cb) + align256(sb));
+  const int64_t chunks = desc->k / qgc_lut_chunk_k(desc->format);
+  const size_t ccb = cb / (size_t)chunks, csb = sb / (size_t)chunks; /* a chunk's */
+  int64_t per = (int64_t)(kChunkBytes / (ccb > csb ? ccb : csb));
+  if (per < 1) per = 1;
+  if (per > chunks) per = chunks;
+  uint8_t *host = static_cast<uint8_t *>(malloc((size_t)per * (ccb > csb ? ccb : csb)));
+  if (host == nullptr) return qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory for the repack");
+  const cudaStream_t stream = st->stream();
+  qgemv_status s = QGEMV_OK;
+  auto copy = [&](uint8_t *dst, size_t bytes) {
+    e = cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream); /* the host buffer is reused */
+    if (e != cudaSuccess) s = qgc_fail_cuda(e, "copying the weight to the device");
+  };
+  for (int64_t c0 = 0; s == QGEMV_OK && c0 < chunks; c0 += per) {
+    const int64_t count = c0 + per <= chunks ? per : chunks - c0;
+    qgc_lut_repack_codes(desc, c0, count, host);
+    copy(base + (size_t)c0 * ccb, (size_t)count * ccb);
+    if (s != QGEMV_OK) break;
+    qgc_lut_repack_scales(desc, c0, count, host);
+    copy(base + align256(cb) + (size_t)c0 * csb, (size_t)count * csb);
+  }
+  free(host);
+  return s;
+}
+
+extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, int64_t max_m,
+                                          void **out, size_t *resident) {
   qgc_state *st = static_cast<qgc_state *>(state);
   if (!qgc_has_kernels(id))
     return qgc_fail(QGEMV_ERR_UNSUPPORTED, "the CUDA module has no kernels for this weight's layout (id %d, group %d)",
@@ -27,18 +92,25 @@ extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *
   qgc_layout *L = new (std::nothrow) qgc_layout();
   if (L == nullptr) return qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory");
   qgc_layout_shape(L, desc, id);
+  if (choose_lut(st, desc, max_m, &L->lut_geom)) {
+    L->lut = 1;
+    const qgemv_status s = upload_lut(st, desc, L);
+    if (s != QGEMV_OK) {
+      layout_free(L);
+      return s;
+    }
+    *out = L;
+    *resident = L->bytes;
+    return QGEMV_OK;
+  }
   const size_t tiles_bytes = (size_t)L->ntiles * (size_t)L->tile_bytes, tail_bytes = L->bytes - tiles_bytes;
 
   cudaError_t e = cudaMalloc(&L->dev, L->bytes);
   if (e != cudaSuccess) {
     L->dev = nullptr;
-    cudaGetLastError();
     const size_t bytes = L->bytes;
     layout_free(L);
-    if (e == cudaErrorMemoryAllocation)
-      return qgc_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes of device memory for a %lldx%lld weight", bytes,
-                      (long long)desc->n, (long long)desc->k);
-    return qgc_fail_cuda(e, "cudaMalloc for the weight");
+    return alloc_fail(e, bytes, desc);
   }
   L->tiles = static_cast<const uint8_t *>(L->dev);
   L->tail = tail_bytes ? L->tiles + tiles_bytes : nullptr;
@@ -80,4 +152,9 @@ extern "C" void qgc_weight_free(void *state, void *layout) {
   qgc_state *st = static_cast<qgc_state *>(state);
   DeviceGuard guard(st->device);
   layout_free(static_cast<qgc_layout *>(layout));
+}
+
+extern "C" const char *qgc_weight_form(void *state, const void *layout) {
+  (void)state;
+  return static_cast<const qgc_layout *>(layout)->lut ? "lut" : "tiles";
 }

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define QG_BACKEND_ABI 2u
+#define QG_BACKEND_ABI 3u
 
 /*
  * A device module is a shared object qgemv-NAME.so that exports one symbol,
@@ -37,7 +37,7 @@ typedef const void *(*qg_module_entry_fn)(unsigned *abi);
 
 struct qg_backend;
 
-/* What a module's entry returns (ABI 2). The backend's name is
+/* What a module's entry returns (ABI 2 and later). The backend's name is
  * backend->name, which must be the NAME of the module's file. */
 typedef struct qg_module {
   const struct qg_backend *backend; /* its abi must equal QG_BACKEND_ABI too */
@@ -86,10 +86,15 @@ typedef struct qg_backend {
 
   /* desc is validated (shapes and finite scales; group set, NF4 64) and
    * is of layout id. A backend with no kernels for a layout refuses it
-   * with UNSUPPORTED. */
-  qgemv_status (*weight_upload)(void *state, const qgemv_weight_desc *desc, qg_layout_id id, void **layout,
-                                size_t *resident_bytes);
+   * with UNSUPPORTED. max_m: the most activation rows the caller will
+   * pass (0: unknown); a backend may pick a resident form for it, and
+   * must stay correct for any m. */
+  qgemv_status (*weight_upload)(void *state, const qgemv_weight_desc *desc, qg_layout_id id, int64_t max_m,
+                                void **layout, size_t *resident_bytes);
   void (*weight_free)(void *state, void *layout);
+  /* Optional (NULL: one form, "packed"): the name of the resident form
+   * weight_upload chose (static). */
+  const char *(*weight_form)(void *state, const void *layout);
 
   qgemv_status (*matvec)(void *state, const qg_matvec_args *args);
 

@@ -13,22 +13,23 @@ qgemv_status qg_check_weight(const qgemv_weight *w, const qgemv_ctx *owner, cons
   return QGEMV_OK;
 }
 
-qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_desc *desc, qgemv_weight **out) {
-  if (out == NULL) return qg_fail(QGEMV_ERR_INVALID_ARG, "qgemv_weight_upload: out is NULL");
+static qgemv_status upload(qgemv_ctx *ctx, const qgemv_weight_desc *desc, int64_t max_m, qgemv_weight **out,
+                           const char *fn) {
+  if (out == NULL) return qg_fail(QGEMV_ERR_INVALID_ARG, "%s: out is NULL", fn);
   *out = NULL;
-  qgemv_status s = qg_check_ctx(ctx, "qgemv_weight_upload");
+  qgemv_status s = qg_check_ctx(ctx, fn);
   if (s != QGEMV_OK) return s;
   qg_shape sh;
   s = qg_check_desc(desc, &sh);
   if (s != QGEMV_OK) return s;
   qgemv_weight *w = calloc(1, sizeof *w);
-  if (w == NULL) return qg_fail(QGEMV_ERR_NO_MEMORY, "qgemv_weight_upload: out of host memory");
+  if (w == NULL) return qg_fail(QGEMV_ERR_NO_MEMORY, "%s: out of host memory", fn);
   qgemv_weight_desc d = *desc;
   d.group = qg_layouts[sh.id].group;
-  s = ctx->be->weight_upload(ctx->state, &d, sh.id, &w->layout, &w->resident_bytes);
+  s = ctx->be->weight_upload(ctx->state, &d, sh.id, max_m, &w->layout, &w->resident_bytes);
   if (s != QGEMV_OK) {
     free(w);
-    return qg_backend_fail(ctx->be, s, "qgemv_weight_upload");
+    return qg_backend_fail(ctx->be, s, fn);
   }
   w->magic = QG_MAGIC_WEIGHT;
   w->ctx = ctx;
@@ -38,6 +39,27 @@ qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_desc *desc, 
   qg_list_add(ctx, &w->node);
   *out = w;
   return QGEMV_OK;
+}
+
+qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_desc *desc, qgemv_weight **out) {
+  return upload(ctx, desc, 0, out, "qgemv_weight_upload");
+}
+
+qgemv_status qgemv_weight_upload_for_m(qgemv_ctx *ctx, const qgemv_weight_desc *desc, int64_t max_m,
+                                       qgemv_weight **out) {
+  if (out != NULL) *out = NULL;
+  if (max_m < 0)
+    return qg_fail(QGEMV_ERR_INVALID_ARG,
+                   "qgemv_weight_upload_for_m: max_m is %lld; pass the most activation rows a call will use "
+                   "(1 for decode), or 0 when unknown",
+                   (long long)max_m);
+  return upload(ctx, desc, max_m, out, "qgemv_weight_upload_for_m");
+}
+
+const char *qgemv_weight_form(const qgemv_weight *w) {
+  if (qg_check_weight(w, NULL, "qgemv_weight_form: weight") != QGEMV_OK) return NULL;
+  const qg_backend *be = w->ctx->be;
+  return be->weight_form ? be->weight_form(w->ctx->state, w->layout) : "packed";
 }
 
 void qgemv_weight_free(qgemv_weight *w) {

@@ -1,0 +1,56 @@
+#!/bin/bash
+# The lookup-table form in the library (issue 13, bench/NOTES.md v39) on the
+# GPU machine, from a packed install (route A). Here:
+#   bash ../shared/gpu/pack.sh BUILD_DIR tests/.libs/test_cuda_backend bench/lut-lib-run.sh
+# then, with .gpu/pack carried:
+#   bash .gpu/pack/bin/lut-lib-run.sh
+# Steps, each under its own limit, none started after LUT_LIB_DEADLINE
+# seconds (default 540):
+#   test      test_cuda_backend (its LUT cases among the rest)
+#   verify    QGEMV_CUDA_LAYOUT=lut qgemv verify --backend cuda
+#   bench     qgemv bench --graph, m = 1, the issue's shapes, every format,
+#             f32 and bf16 x: the default choice (the LUT where it fills the
+#             GPU) and QGEMV_CUDA_LAYOUT=tiles, in one run; the fused norm
+#   sanitize  compute-sanitizer memcheck and racecheck of the LUT cases
+# Outputs go to LUT_LIB_WORK (default /tmp/lut-lib) and are packed after
+# every step into $OUT/lut-lib.tgz (the device tool returns at most 8 files).
+set -u
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=/dev/null
+source "$here/../env.sh"
+dest=${OUT:-/tmp/lut-lib-out}
+out=${LUT_LIB_WORK:-/tmp/lut-lib}
+mkdir -p "$dest" "$out"
+deadline=${LUT_LIB_DEADLINE:-540}
+pack() { tar -czf "$dest/lut-lib.tgz" -C "$out" . 2>/dev/null; }
+left() { [ "$SECONDS" -lt "$((deadline - $1))" ]; }
+step() { echo "== $1 rc $2 ($SECONDS s)"; pack; }
+shapes="--shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
+
+CK_FORK=no timeout 240 "$here/test_cuda_backend" > "$out/test.txt" 2>&1
+step test $?
+tail -n 3 "$out/test.txt"
+left 60 && { QGEMV_CUDA_LAYOUT=lut timeout 90 qgemv verify --backend cuda > "$out/verify-lut.txt" 2>&1; step verify $?; }
+tail -n 4 "$out/verify-lut.txt"
+bench() { # file, then qgemv bench's options
+  local f=$1
+  shift
+  timeout 150 qgemv bench --backend cuda --graph --min-time 0.1 --working-set 512M --no-baseline "$@" \
+    --json "$out/$f.json" > "$out/$f.txt" 2>&1
+  step "bench $f" $?
+}
+left 120 && bench m1-auto $shapes --format all --dtype f32,bf16 --m 1
+left 120 && QGEMV_CUDA_LAYOUT=tiles bench m1-tiles $shapes --format all --dtype f32,bf16 --m 1
+left 60 && bench norm-auto --shape 28672x8192 --shape 8192x28672 --format all --dtype f32,bf16 --m 1 --rmsnorm
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+for tool in memcheck racecheck; do
+  left 100 || break
+  [ -n "$sanitizer" ] || break
+  QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=gpu timeout 150 "$sanitizer" --tool "$tool" --kernel-name regex:lut \
+    "$here/test_cuda_backend" > "$out/sanitize-$tool.txt" 2>&1
+  step "sanitize $tool" $?
+  tail -n 2 "$out/sanitize-$tool.txt"
+done
+echo "== bench m = 1: auto (LUT where chosen) vs tiles"
+for f in m1-auto m1-tiles norm-auto; do echo "-- $f"; grep -E "^ *(28672|8192|14336|4096)|lut|NF4|Q2_0" "$out/$f.txt" | head -40; done

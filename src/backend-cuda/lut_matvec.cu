@@ -1,0 +1,74 @@
+/* The lookup-table kernel's instantiations and launches (lut_kernels.cuh):
+ * one launch of the main kernel and one of lut_finish per activation row,
+ * so that row r of a batched call is an m = 1 call on that row, bit for
+ * bit. Allocates nothing: the k-split's workspace is the weight's. */
+#include <array>
+#include <utility>
+
+#include "cuda_state.h"
+#include "layout.h"
+#include "lut_kernels.cuh"
+#include "lut_matvec.h"
+
+namespace {
+
+using LutFn = void (*)(qgc::LutParams);
+
+/* [layout][nb 8, 4][x f32, bf16][norm none, f32 gamma, bf16 gamma] */
+constexpr int kNorms = 3;
+template <int I>
+constexpr LutFn lut_fn() {
+  constexpr int L = I / (2 * 2 * kNorms), NB = (I / (2 * kNorms)) % 2 ? 4 : 8;
+  constexpr bool XBF = (I / kNorms) % 2;
+  return qgc::lut_kernel<L, NB, XBF, I % kNorms>;
+}
+template <int... I>
+constexpr std::array<LutFn, sizeof...(I)> lut_table(std::integer_sequence<int, I...>) {
+  return {lut_fn<I>()...};
+}
+const std::array<LutFn, QG_LAYOUT_COUNT * 2 * 2 * kNorms> kLutFns =
+    lut_table(std::make_integer_sequence<int, QG_LAYOUT_COUNT * 2 * 2 * kNorms>());
+
+LutFn lut_pick(qg_layout_id id, int nb, bool x_bf16, int norm) {
+  return kLutFns[(((int)id * 2 + (nb == 4)) * 2 + x_bf16) * kNorms + norm];
+}
+
+}  // namespace
+
+bool qgc_lut_device_ok(const qgc_device_facts &d) { return d.smem_optin >= QGC_LUT_SMEM; }
+
+cudaError_t qgc_lut_prepare(const qgc_device_facts &d) {
+  if (!qgc_lut_device_ok(d)) return cudaSuccess; /* never chosen there (GB10: 99 KB) */
+  for (LutFn f : kLutFns) {
+    const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)QGC_LUT_SMEM);
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStream_t s) {
+  const qgc_lut_geom &g = L->lut_geom;
+  const int norm = a->gamma == nullptr ? 0 : a->gamma_dtype == QGEMV_BF16 ? 2 : 1;
+  const LutFn fn = lut_pick(L->id, g.nb, a->x_dtype == QGEMV_BF16, norm);
+  const size_t xs = a->x_dtype == QGEMV_BF16 ? 2 : 4, ys = a->y_dtype == QGEMV_BF16 ? 2 : 4;
+  qgc::LutParams p = {};
+  p.codes = reinterpret_cast<const uint4 *>(L->lut_codes);
+  p.scales = L->lut_scales;
+  p.gamma = a->gamma;
+  p.part = L->lut_work;
+  p.ss = L->lut_work + (size_t)g.ksplit * (size_t)L->n;
+  p.n = (int)L->n;
+  p.k = (int)L->k;
+  p.ksplit = g.ksplit;
+  p.rows_per_unit = g.rows;
+  const unsigned finish_grid = (unsigned)((L->n + 255) / 256);
+  for (int64_t r = 0; r < a->m; r++) {
+    p.x = static_cast<const char *>(a->x) + (size_t)r * (size_t)L->k * xs;
+    fn<<<(unsigned)g.units, qgc::kLutThreads, QGC_LUT_SMEM, s>>>(p);
+    qgc::lut_finish<<<finish_grid, 256, 0, s>>>(p.part, p.ss, static_cast<char *>(a->y) + (size_t)r * (size_t)L->n * ys,
+                                                p.n, p.ksplit, p.k, a->eps, norm != 0, a->y_dtype == QGEMV_BF16);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}

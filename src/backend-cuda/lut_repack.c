@@ -1,0 +1,101 @@
+/* Host-side repack into the lookup-table layout (lut_layout.h), and the
+ * choice of its launch geometry. Plain C: the module and the CPU-side
+ * emulation test (test_cuda_lut) share it. */
+#include <string.h>
+
+#include "lut_layout.h"
+
+#define LUT_R_MIN (QGC_LUT_WARPS * QGC_LUT_BATCH * 4)
+
+/* n and k within int: the kernel's row and column indices */
+int qgc_lut_shape_ok(qgemv_format f, int64_t n, int64_t k) {
+  return n > 0 && k > 0 && n <= INT32_MAX && k <= INT32_MAX && n % LUT_R_MIN == 0 && k % qgc_lut_chunk_k(f) == 0;
+}
+
+int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, qgc_lut_geom *g) {
+  if (!qgc_lut_shape_ok(f, n, k) || sms < 1) return 0;
+  const int64_t chunks = k / qgc_lut_chunk_k(f);
+  qgc_lut_geom best = {0, 0, 0, 0};
+  for (int nb = 8; nb >= 4; nb /= 2) {
+    const int rows = QGC_LUT_WARPS * QGC_LUT_BATCH * nb;
+    if (n % rows) continue;
+    const int64_t row_units = n / rows;
+    for (int s = 1; s <= QGC_LUT_MAX_SPLIT && s <= chunks; s++) {
+      if (chunks % s) continue;
+      const int64_t units = row_units * s;
+      if (units > sms && s > 1) break; /* past one wave only at S 1 */
+      /* one wave beats more; in one wave the most units, past it the
+       * fewest (R 2048: half the table builds a row); a tie keeps R 2048 */
+      const int fits = units <= sms, best_fits = best.units > 0 && best.units <= sms;
+      const int better = best.units == 0 || (fits && !best_fits) ||
+                         (fits && best_fits && units > best.units) || (!fits && !best_fits && units < best.units);
+      if (better) best = (qgc_lut_geom){nb, rows, s, units};
+    }
+  }
+  *g = best;
+  return best.units > 0;
+}
+
+int qgc_lut_fills(const qgc_lut_geom *g, int sms) { return g->units * 4 >= (int64_t)sms * 3; }
+
+int qgc_layout_pref_parse(const char *s, qgc_layout_pref *pref) {
+  if (s == NULL || *s == '\0' || strcmp(s, "auto") == 0)
+    *pref = QGC_LAYOUT_AUTO;
+  else if (strcmp(s, "tiles") == 0)
+    *pref = QGC_LAYOUT_TILES;
+  else if (strcmp(s, "lut") == 0)
+    *pref = QGC_LAYOUT_LUT;
+  else
+    return 0;
+  return 1;
+}
+
+size_t qgc_lut_code_bytes(qgemv_format f, int64_t n, int64_t k) {
+  return (size_t)n * (size_t)k / (f == QGEMV_NF4 ? 2u : 4u);
+}
+
+size_t qgc_lut_scale_bytes_total(qgemv_format f, int64_t n, int64_t k, int32_t group) {
+  return (size_t)n * (size_t)(k / group) * (size_t)qgc_lut_scale_bytes(f);
+}
+
+size_t qgc_lut_work_bytes(int64_t n, int ksplit) { return ((size_t)ksplit * (size_t)n + (size_t)ksplit) * 8u; }
+
+/* The packed byte holding the codes of k .. k + 1 (NF4) or k .. k + 3
+ * (Q2_0) of a row: k is a multiple of 2 or 4, so it is one byte. */
+static uint8_t packed_code_byte(const qgemv_weight_desc *d, int64_t row, int64_t k) {
+  const uint8_t *data = (const uint8_t *)d->data;
+  if (d->format == QGEMV_NF4) return data[row * (d->k / 2) + k / 2];
+  const int64_t bb = 2 + d->group / 4, blocks = d->k / d->group;
+  return data[(row * blocks + k / d->group) * bb + 2 + (k % d->group) / 4];
+}
+
+void qgc_lut_repack_codes(const qgemv_weight_desc *d, int64_t c0, int64_t count, uint8_t *dst) {
+  const int ck = qgc_lut_chunk_k(d->format), per_slot = d->format == QGEMV_NF4 ? 2 : 4;
+  const int64_t groups = d->n / QGC_LUT_GROUP_ROWS;
+  for (int64_t c = c0; c < c0 + count; c++)
+    for (int64_t g = 0; g < groups; g++)
+      for (int l = 0; l < 32; l++)
+        for (int b = 0; b < 16; b++) {
+          const int64_t row = QGC_LUT_GROUP_ROWS * g + b / QGC_LUT_SLOTS;
+          const int slot = QGC_LUT_SLOTS * l + b % QGC_LUT_SLOTS;
+          *dst++ = packed_code_byte(d, row, c * ck + (int64_t)per_slot * slot);
+        }
+}
+
+void qgc_lut_repack_scales(const qgemv_weight_desc *d, int64_t c0, int64_t count, uint8_t *dst) {
+  const int ck = qgc_lut_chunk_k(d->format), nblk = qgc_lut_chunk_blocks(d->format, d->group);
+  const int sb = qgc_lut_scale_bytes(d->format);
+  const int64_t groups = d->n / QGC_LUT_GROUP_ROWS, blocks = d->k / d->group;
+  const uint8_t *data = (const uint8_t *)d->data;
+  const size_t block_bytes = 2 + (size_t)d->group / 4;
+  for (int64_t c = c0; c < c0 + count; c++)
+    for (int64_t g = 0; g < groups; g++)
+      for (int b = 0; b < nblk; b++)
+        for (int r = 0; r < QGC_LUT_GROUP_ROWS; r++) {
+          const int64_t row = QGC_LUT_GROUP_ROWS * g + r, blk = (c * ck) / d->group + b;
+          const void *src = d->format == QGEMV_NF4 ? (const void *)(d->scales + row * blocks + blk)
+                                                   : (const void *)(data + (size_t)(row * blocks + blk) * block_bytes);
+          memcpy(dst, src, (size_t)sb);
+          dst += sb;
+        }
+}
