@@ -6,12 +6,14 @@
 #   bash .gpu/pack/bin/lut-lib-run.sh
 # Steps, each under its own limit, none started after LUT_LIB_DEADLINE
 # seconds (default 540):
-#   test      test_cuda_backend (its LUT cases among the rest)
+#   test      test_cuda_backend (its LUT cases among the rest; LUT_LIB_CASE=lut:
+#             the LUT's case alone)
 #   verify    QGEMV_CUDA_LAYOUT=lut qgemv verify --backend cuda
 #   bench     qgemv bench --graph, m = 1, the shapes, every format,
 #             f32 and bf16 x: the default choice (the LUT where it fills the
 #             GPU) and QGEMV_CUDA_LAYOUT=tiles, in one run; the fused norm
-#   sanitize  compute-sanitizer memcheck and racecheck of the LUT cases
+#   sanitize  compute-sanitizer memcheck and racecheck of the LUT's case
+#             (CK_RUN_CASE=lut, QGEMV_TEST_QUICK=1)
 # Outputs go to LUT_LIB_WORK (default /tmp/lut-lib) and are packed after
 # every step into $OUT/lut-lib.tgz (the device tool returns at most 8 files).
 set -u
@@ -28,7 +30,7 @@ step() { echo "== $1 rc $2 ($SECONDS s)"; pack; }
 shapes="--shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
 
-CK_FORK=no timeout 240 "$here/test_cuda_backend" > "$out/test.txt" 2>&1
+CK_FORK=no CK_RUN_CASE=${LUT_LIB_CASE:-} timeout 240 "$here/test_cuda_backend" > "$out/test.txt" 2>&1
 step test $?
 tail -n 3 "$out/test.txt"
 left 60 && { QGEMV_CUDA_LAYOUT=lut timeout 90 qgemv verify --backend cuda > "$out/verify-lut.txt" 2>&1; step verify $?; }
@@ -47,10 +49,11 @@ sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanit
 for tool in memcheck racecheck; do
   left 100 || break
   [ -n "$sanitizer" ] || break
-  QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=gpu timeout 150 "$sanitizer" --tool "$tool" --kernel-name regex:lut \
+  extra=""; [ "$tool" = memcheck ] && extra="--report-api-errors no"
+  QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=lut timeout 200 "$sanitizer" --tool "$tool" $extra --error-exitcode 9 \
     "$here/test_cuda_backend" > "$out/sanitize-$tool.txt" 2>&1
   step "sanitize $tool" $?
-  tail -n 2 "$out/sanitize-$tool.txt"
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Checks:" "$out/sanitize-$tool.txt" | tail -n 2
 done
 echo "== bench m = 1: auto (LUT where chosen) vs tiles"
 for f in m1-auto m1-tiles norm-auto; do echo "-- $f"; grep -E "^ *(28672|8192|14336|4096)|lut|NF4|Q2_0" "$out/$f.txt" | head -40; done

@@ -230,8 +230,8 @@ QGEMV_API qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_de
  * at most max_m activation rows a call (0: unknown, which is
  * qgemv_weight_upload). The backend may then keep the weight in a form
  * that is faster at that m: the CUDA backend, for max_m = 1 (decode),
- * takes its lookup-table kernel where it fills the GPU (DESIGN.md section
- * 6). A call with more rows stays correct and bit-identical row by row to
+ * takes its lookup-table kernel for NF4 where it fills the GPU (DESIGN.md
+ * section 6). A call with more rows stays correct and bit-identical row by row to
  * m = 1 calls, but may be slower than on a weight uploaded for it. That
  * form holds a workspace of its own (the k-split's partial rows: 8 S bytes
  * a row, S <= 64): two matvecs on it must not overlap in time. On one

@@ -800,7 +800,7 @@ static const char *form_of(qgemv_ctx *c, qgemv_format f, int64_t n, int64_t k, i
   return form;
 }
 
-/* When each form is chosen (lut_layout.h): automatically only for a
+/* When each form is chosen (lut_layout.h): automatically only for an NF4
  * weight uploaded for m = 1 whose k-split fills 3/4 of the SMs in one wave
  * (28672 x 8192 NF4: 112 CTAs of R 2048, S 8; 4096 x 4096 NF4: at most 64,
  * R 1024 x S 16); under QGEMV_CUDA_LAYOUT=lut wherever n is a multiple of
@@ -814,6 +814,9 @@ START_TEST(test_lut_forms) {
   ck_assert_str_eq(form_of(ctx, QGEMV_NF4, 4096, 4096, 1), 64 * 4 >= 3 * info.units ? lut : "tiles");
   ck_assert_str_eq(form_of(ctx, QGEMV_NF4, 28672, 8192, 0), "tiles");
   ck_assert_str_eq(form_of(ctx, QGEMV_NF4, 28672, 8192, 2), "tiles");
+  /* Q2_0 keeps the tiles unless asked (slower there with bf16 x, v39) */
+  ck_assert_str_eq(form_of(ctx, QGEMV_Q2_0, 28672, 8192, 1), "tiles");
+  ck_assert_str_eq(form_of(lut_ctx, QGEMV_Q2_0, 1024, 1024, 1), lut);
   ck_assert_str_eq(form_of(lut_ctx, QGEMV_NF4, 1024, 1024, 8), lut);
   ck_assert_str_eq(form_of(lut_ctx, QGEMV_NF4, 1000, 1024, 1), "tiles");
   ck_assert_str_eq(form_of(lut_ctx, QGEMV_NF4, 1024, 1088, 1), "tiles");
@@ -960,10 +963,14 @@ int main(void) {
   tcase_add_loop_test(tc, test_fill_rows, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_nonfinite_x, 0, qgemv_format_count());
   tcase_add_test(tc, test_no_memory);
-  tcase_add_test(tc, test_lut_forms);
-  tcase_add_loop_test(tc, test_lut_combinations, 0, qgemv_format_count());
-  tcase_add_loop_test(tc, test_lut_patterns, 0, qgemv_format_count());
   suite_add_tcase(s, tc);
+  /* its own case, so that CK_RUN_CASE=lut runs it alone (the sanitizers) */
+  TCase *tl = tcase_create("lut");
+  tcase_set_timeout(tl, 1200);
+  tcase_add_test(tl, test_lut_forms);
+  tcase_add_loop_test(tl, test_lut_combinations, 0, qgemv_format_count());
+  tcase_add_loop_test(tl, test_lut_patterns, 0, qgemv_format_count());
+  suite_add_tcase(s, tl);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK); /* CUDA does not survive fork */
   srunner_run_all(sr, CK_NORMAL);

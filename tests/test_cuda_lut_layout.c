@@ -470,6 +470,11 @@ START_TEST(test_fills) {
     const qgc_lut_geom g = {8, 2048, 1, c[i].units};
     EXPECT(qgc_lut_fills(&g, c[i].sms) == c[i].fills, "%lld units on %d SMs: fills %d, expected %d",
            (long long)c[i].units, c[i].sms, qgc_lut_fills(&g, c[i].sms), c[i].fills);
+    /* the automatic choice: NF4 where it fills, Q2_0 never */
+    EXPECT(qgc_lut_auto(QGEMV_NF4, &g, c[i].sms) == c[i].fills, "NF4 auto, %lld units on %d SMs",
+           (long long)c[i].units, c[i].sms);
+    EXPECT(!qgc_lut_auto(QGEMV_Q2_0, &g, c[i].sms), "Q2_0 auto, %lld units on %d SMs", (long long)c[i].units,
+           c[i].sms);
   }
 }
 END_TEST

@@ -12,7 +12,9 @@
  * .. 4l + 3 of a row: every lookup is conflict-free. A reduce-scatter over
  * the lanes gives lane i row i's chunk sum, added in f64. The k-split's S
  * partial rows go to the weight's workspace; lut_finish adds them in a
- * fixed order (deterministic), applies the norm's 1/rms and writes y. */
+ * fixed order (deterministic), applies the norm's 1/rms and writes y.
+ * Both launch as programmatic dependents of the kernel before them (sm_90
+ * and newer), as the tile kernels do. */
 #ifndef QGC_LUT_KERNELS_CUH
 #define QGC_LUT_KERNELS_CUH
 
@@ -157,8 +159,8 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
   constexpr bool NF4 = L == QG_LAYOUT_NF4;
   constexpr int GROUP = L == QG_LAYOUT_Q2_G64 ? 64 : L == QG_LAYOUT_Q2_G128 ? 128 : 64;
   constexpr int CK = 32 * kLutSlots * (NF4 ? 2 : 4), NBLK = CK / GROUP, RG = kLutBatch / QGC_LUT_GROUP_ROWS;
-  extern __shared__ __align__(16) unsigned char smem[];
-  const uint32_t raw = (uint32_t)__cvta_generic_to_shared(smem);
+  extern __shared__ __align__(16) unsigned char lut_smem[];
+  const uint32_t raw = (uint32_t)__cvta_generic_to_shared(lut_smem);
   const uint32_t tb = (raw + 65535u) & ~65535u;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int chunks = p.k / CK, cpu = chunks / p.ksplit;
@@ -184,7 +186,13 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
     }
   };
   const int c_end = (ks + 1) * cpu;
+  /* Programmatic dependent launch (kernels_ptx.cuh): the stream's next
+   * kernel (lut_finish) may be scheduled now; the first batch's weights
+   * are loaded before the wait, since no kernel writes them; x, gamma and
+   * the workspace (the previous call's lut_finish reads it) only after. */
+  pdl_launch_dependents();
   load(ks * cpu, 0); /* the first batch's loads fly across the first build */
+  pdl_wait();
   for (int c = ks * cpu; c < c_end; ++c) {
     __syncthreads(); /* the last chunk's lookups are done */
     lut_build<NF4, XBF, NORM>(tb, p, c, ss);
@@ -223,7 +231,7 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
   if (NORM && rr == 0) { /* the k-slice's sum of squares, in a fixed order */
 #pragma unroll
     for (int h = 16; h >= 1; h >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, h);
-    double *red = reinterpret_cast<double *>(smem + (tb - raw)); /* the tables' space, done with */
+    double *red = reinterpret_cast<double *>(lut_smem + (tb - raw)); /* the tables' space, done with */
     __syncthreads();
     if (lane == 0) red[warp] = ss;
     __syncthreads();
@@ -239,6 +247,8 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
  * rounded once to f32 (and once more to bf16 for a bf16 y). */
 __global__ void lut_finish(const double *part, const double *ss, void *y, int n, int ksplit, int k, float eps,
                            int norm, int y_bf16) {
+  pdl_launch_dependents(); /* the next matvec's weight loads may start */
+  pdl_wait();               /* the main kernel's partial rows are written */
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   double s = part[i];

@@ -61,14 +61,19 @@ int qgc_lut_shape_ok(qgemv_format f, int64_t n, int64_t k);
  * than one wave, S 1 at R 2048. Returns 0 when the shape does not fit
  * (qgc_lut_shape_ok). */
 int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, qgc_lut_geom *g);
-/* Whether the automatic choice takes the LUT for a weight used at m = 1:
- * its geometry fills at least 3/4 of the SMs in one wave (bench/NOTES.md
- * v39: with fewer units the tile stream is faster, e.g. 4096 x 4096). */
+/* Whether a geometry fills at least 3/4 of the SMs in one wave (with
+ * fewer units the tile stream is faster, e.g. 4096 x 4096: bench/NOTES.md
+ * v38). */
 int qgc_lut_fills(const qgc_lut_geom *g, int sms);
+/* The automatic choice for a weight uploaded for m = 1: NF4 whose geometry
+ * fills the GPU. Q2_0 keeps the tiles: on the H100 its LUT was 1.12-1.24x
+ * the tiles' time with bf16 x (bench/NOTES.md v39), which the tiles run
+ * on tensor cores exactly. */
+int qgc_lut_auto(qgemv_format f, const qgc_lut_geom *g, int sms);
 
 /* QGEMV_CUDA_LAYOUT: which layout an upload takes. auto (unset or empty):
- * the LUT for a weight uploaded for m = 1 whose geometry fills the GPU
- * (qgc_lut_fills), else the tiles; tiles: always the tiles; lut: the LUT
+ * the LUT for a weight uploaded for m = 1 where qgc_lut_auto takes it,
+ * else the tiles; tiles: always the tiles; lut: the LUT
  * wherever the shape and the device allow it, for any m (benchmarks and
  * tests). */
 typedef enum qgc_layout_pref { QGC_LAYOUT_AUTO, QGC_LAYOUT_TILES, QGC_LAYOUT_LUT } qgc_layout_pref;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cuda_state.h"
+#include "kernels_launch.cuh"
 #include "layout.h"
 #include "lut_kernels.cuh"
 #include "lut_matvec.h"
@@ -46,7 +47,7 @@ cudaError_t qgc_lut_prepare(const qgc_device_facts &d) {
   return cudaSuccess;
 }
 
-cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStream_t s) {
+cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStream_t s, bool pdl) {
   const qgc_lut_geom &g = L->lut_geom;
   const int norm = a->gamma == nullptr ? 0 : a->gamma_dtype == QGEMV_BF16 ? 2 : 1;
   const LutFn fn = lut_pick(L->id, g.nb, a->x_dtype == QGEMV_BF16, norm);
@@ -62,12 +63,17 @@ cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStr
   p.ksplit = g.ksplit;
   p.rows_per_unit = g.rows;
   const unsigned finish_grid = (unsigned)((L->n + 255) / 256);
+  int fnorm = norm != 0, y_bf16 = a->y_dtype == QGEMV_BF16;
+  float eps = a->eps;
   for (int64_t r = 0; r < a->m; r++) {
     p.x = static_cast<const char *>(a->x) + (size_t)r * (size_t)L->k * xs;
-    fn<<<(unsigned)g.units, qgc::kLutThreads, QGC_LUT_SMEM, s>>>(p);
-    qgc::lut_finish<<<finish_grid, 256, 0, s>>>(p.part, p.ss, static_cast<char *>(a->y) + (size_t)r * (size_t)L->n * ys,
-                                                p.n, p.ksplit, p.k, a->eps, norm != 0, a->y_dtype == QGEMV_BF16);
-    const cudaError_t e = cudaGetLastError();
+    void *y = static_cast<char *>(a->y) + (size_t)r * (size_t)L->n * ys;
+    void *main_args[] = {&p};
+    cudaError_t e = qgc::launch_ex((const void *)fn, dim3((unsigned)g.units), dim3(qgc::kLutThreads), QGC_LUT_SMEM, s,
+                                   pdl, main_args);
+    void *finish_args[] = {&p.part, &p.ss, &y, &p.n, &p.ksplit, &p.k, &eps, &fnorm, &y_bf16};
+    if (e == cudaSuccess)
+      e = qgc::launch_ex((const void *)qgc::lut_finish, dim3(finish_grid), dim3(256), 0, s, pdl, finish_args);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;

@@ -15,7 +15,8 @@ bool qgc_lut_device_ok(const qgc_device_facts &d);
 /* Per device, at open: the kernels' shared-memory attribute. */
 cudaError_t qgc_lut_prepare(const qgc_device_facts &d);
 /* The matvec on a weight in the lookup-table layout: per activation row,
- * the main kernel and the k-split's sum. */
-cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStream_t s);
+ * the main kernel and the k-split's sum; pdl: both as programmatic
+ * dependents of the kernel before them (sm_90 and newer). */
+cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStream_t s, bool pdl);
 
 #endif

@@ -38,6 +38,8 @@ int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, qgc_lut_geom *
 
 int qgc_lut_fills(const qgc_lut_geom *g, int sms) { return g->units * 4 >= (int64_t)sms * 3; }
 
+int qgc_lut_auto(qgemv_format f, const qgc_lut_geom *g, int sms) { return f == QGEMV_NF4 && qgc_lut_fills(g, sms); }
+
 int qgc_layout_pref_parse(const char *s, qgc_layout_pref *pref) {
   if (s == NULL || *s == '\0' || strcmp(s, "auto") == 0)
     *pref = QGC_LAYOUT_AUTO;

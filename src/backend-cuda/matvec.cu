@@ -89,7 +89,7 @@ extern "C" qgemv_status qgc_matvec(void *state, const qg_matvec_args *a) {
   const qgc_layout *L = static_cast<const qgc_layout *>(a->layout);
   DeviceGuard guard(st->device);
   if (L->lut) {
-    const cudaError_t e = qgc_lut_launch(L, a, st->stream());
+    const cudaError_t e = qgc_lut_launch(L, a, st->stream(), st->facts.pdl);
     return e == cudaSuccess ? QGEMV_OK : qgc_fail_cuda(e, "launching the lookup-table matvec kernel");
   }
   qgc_plan pl = qgc_make_plan(L, a, st->facts);

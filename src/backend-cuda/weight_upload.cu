@@ -28,15 +28,15 @@ static qgemv_status alloc_fail(cudaError_t e, size_t bytes, const qgemv_weight_d
   return qgc_fail_cuda(e, "cudaMalloc for the weight");
 }
 
-/* The lookup-table layout for a weight used at m = 1 (max_m 1) whose
- * geometry fills the GPU in one wave, or wherever it fits when
- * QGEMV_CUDA_LAYOUT=lut; never on a device without its 192 KB of shared
- * memory a block. */
+/* The lookup-table layout for an NF4 weight used at m = 1 (max_m 1)
+ * whose geometry fills the GPU in one wave (qgc_lut_auto), or wherever it
+ * fits when QGEMV_CUDA_LAYOUT=lut; never on a device without its 192 KB
+ * of shared memory a block. */
 static bool choose_lut(const qgc_state *st, const qgemv_weight_desc *d, int64_t max_m, qgc_lut_geom *g) {
   if (st->layout_pref == QGC_LAYOUT_TILES || !qgc_lut_device_ok(st->facts) ||
       !qgc_lut_choose(d->format, d->n, d->k, st->facts.sms, g))
     return false;
-  return st->layout_pref == QGC_LAYOUT_LUT || (max_m == 1 && qgc_lut_fills(g, st->facts.sms));
+  return st->layout_pref == QGC_LAYOUT_LUT || (max_m == 1 && qgc_lut_auto(d->format, g, st->facts.sms));
 }
 
 static size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
