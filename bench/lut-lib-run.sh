@@ -11,7 +11,8 @@
 #   verify    QGEMV_CUDA_LAYOUT=lut qgemv verify --backend cuda
 #   bench     qgemv bench --graph, m = 1, the shapes, every format,
 #             f32 and bf16 x: the default choice (the LUT where it fills the
-#             GPU) and QGEMV_CUDA_LAYOUT=tiles, in one run; the fused norm
+#             GPU) and QGEMV_CUDA_LAYOUT=tiles and =lut, in one run; the
+#             fused norm (after the sanitizers)
 #   sanitize  compute-sanitizer memcheck and racecheck of the LUT's case
 #             (CK_RUN_CASE=lut, QGEMV_TEST_QUICK=1)
 # Outputs go to LUT_LIB_WORK (default /tmp/lut-lib) and are packed after
@@ -44,7 +45,7 @@ bench() { # file, then qgemv bench's options
 }
 left 120 && bench m1-auto $shapes --format all --dtype f32,bf16 --m 1
 left 120 && QGEMV_CUDA_LAYOUT=tiles bench m1-tiles $shapes --format all --dtype f32,bf16 --m 1
-left 60 && bench norm-auto --shape 28672x8192 --shape 8192x28672 --format all --dtype f32,bf16 --m 1 --rmsnorm
+left 120 && QGEMV_CUDA_LAYOUT=lut bench m1-lut $shapes --format all --dtype f32,bf16 --m 1
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 for tool in memcheck racecheck; do
   left 100 || break
@@ -55,5 +56,6 @@ for tool in memcheck racecheck; do
   step "sanitize $tool" $?
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Checks:" "$out/sanitize-$tool.txt" | tail -n 2
 done
-echo "== bench m = 1: auto (LUT where chosen) vs tiles"
-for f in m1-auto m1-tiles norm-auto; do echo "-- $f"; grep -E "^ *(28672|8192|14336|4096)|lut|NF4|Q2_0" "$out/$f.txt" | head -40; done
+left 60 && bench norm-auto --shape 28672x8192 --shape 8192x28672 --format all --dtype f32,bf16 --m 1 --rmsnorm
+echo "== bench m = 1: auto (LUT where chosen), tiles, LUT wherever it fits"
+for f in m1-auto m1-tiles m1-lut norm-auto; do echo "-- $f"; grep -E "^- " "$out/$f.txt" | cut -c1-75 | head -40; done

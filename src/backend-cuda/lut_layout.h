@@ -66,7 +66,7 @@ int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, qgc_lut_geom *
  * v38). */
 int qgc_lut_fills(const qgc_lut_geom *g, int sms);
 /* The automatic choice for a weight uploaded for m = 1: NF4 whose geometry
- * fills the GPU. Q2_0 keeps the tiles: on the H100 its LUT was 1.12-1.24x
+ * fills the GPU. Q2_0 keeps the tiles: on the H100 its LUT was 1.08-1.22x
  * the tiles' time with bf16 x (bench/NOTES.md v39), which the tiles run
  * on tensor cores exactly. */
 int qgc_lut_auto(qgemv_format f, const qgc_lut_geom *g, int sms);
