@@ -267,9 +267,9 @@ AI void row_block(const grp *G, const qg_xfix_row *xr, const float *x, int64_t b
   if (__builtin_expect(bl->terms > 1, 0)) extra_terms(G, xr, bl, d, g, pm, acc);
 }
 
-/* Output rows [i, i + rows) of a group for activation row t, or rows t and
- * t + 1 when pair (sharing the decoded codes). */
-AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const bool pair, const int g, const bool pm) {
+/* Output rows [i, i + rows) of a group for activation row t (m = 1: one
+ * pass over the group's weight). */
+AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const int g, const bool pm) {
   const qgemv_weight_desc *d = &job->w->desc;
   const int64_t k = d->k, nb = k / g;
   const size_t vb = (size_t)rows * qg_interleave_q2_block(g);
@@ -277,34 +277,75 @@ AI void group(const qg_cpu_job *job, int64_t i, int rows, int64_t t, const bool 
   const float *x0 = job->xn + (size_t)t * (size_t)k;
   grp G = {.p = (const uint8_t *)d->data + (size_t)i * (size_t)nb * qg_interleave_q2_block(g), .rows = rows,
            .lanes = (__mmask16)((1u << rows) - 1u)};
-  qg_acc16 a0, a1;
+  qg_acc16 a0;
   qg_acc16_zero(&a0);
-  qg_acc16_zero(&a1);
   for (int64_t b = 0; b < nb; b++, G.p += vb) {
     qg_prefetch_ahead(G.p, vb);
-    __m512 s = scales(&G);
-    if (pair && __builtin_expect(xr[0].blocks[b].terms == 1 && xr[1].blocks[b].terms == 1, 1)) {
-      __m512i A[3], B[3];
-      const qg_xfix_term *t0 = &xr[0].blocks[b].t0, *t1 = &xr[1].blocks[b].t0;
-      block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, t0->dsum, t1->dsum, g, pm, A, B);
-      fold(A, s, xr[0].blocks[b].t0.scale, &a0);
-      fold(B, s, xr[1].blocks[b].t0.scale, &a1);
-      continue;
-    }
-    row_block(&G, &xr[0], x0, b, s, g, pm, &a0);
-    if (pair) row_block(&G, &xr[1], x0 + k, b, s, g, pm, &a1);
+    row_block(&G, xr, x0, b, scales(&G), g, pm, &a0);
   }
   qg_acc16_store(job, t, i, rows, &a0);
-  if (pair) qg_acc16_store(job, t + 1, i, rows, &a1);
 }
 
-/* Rows [row0, row1) by the VNNI sums (pm: the digits plane-major). */
+/* Activation rows [t0, t0 + mt) (mt <= QG_Q2_MT) of the group at row i,
+ * in spans of QG_Q2_SPAN bytes of the group's weight: each span is
+ * prefetched once and read from memory once, then from L1 by every pair of
+ * rows (sharing each decoded code vector), a pair's f64
+ * accumulators in registers over the span. Each row gets the same integer
+ * block sums and the same folds in the same block order as group()'s, so
+ * the same bits (bench/NOTES-cpu.md v39: before, each pair swept the
+ * group's whole weight, 36 KB at k = 8192, and prefetched it again). */
+#define QG_Q2_MT 16
+#ifndef QG_Q2_SPAN
+#define QG_Q2_SPAN 4096
+#endif
+AI void group_mt(const qg_cpu_job *job, int64_t i, int rows, int64_t t0, int mt, const int g, const bool pm) {
+  const qgemv_weight_desc *d = &job->w->desc;
+  const int64_t k = d->k, nb = k / g;
+  const size_t vb = (size_t)rows * qg_interleave_q2_block(g);
+  const int64_t per = QG_Q2_SPAN / (16 * (int64_t)qg_interleave_q2_block(g)), span = per > 0 ? per : 1; /* blocks */
+  const uint8_t *base = (const uint8_t *)d->data + (size_t)i * (size_t)nb * qg_interleave_q2_block(g);
+  qg_acc16 acc[QG_Q2_MT];
+  for (int u = 0; u < mt; u++) qg_acc16_zero(&acc[u]);
+  for (int64_t b0 = 0; b0 < nb; b0 += span) {
+    const int64_t b1 = nb - b0 < span ? nb : b0 + span;
+    for (int u = 0; u < mt; u += 2) {
+      const bool pair = u + 1 < mt;
+      const qg_xfix_row *xr = &job->xq[t0 + u];
+      const float *x0 = job->xn + (size_t)(t0 + u) * (size_t)k;
+      qg_acc16 a0 = acc[u], a1 = pair ? acc[u + 1] : acc[u];
+      grp G = {.p = base + (size_t)b0 * vb, .rows = rows, .lanes = (__mmask16)((1u << rows) - 1u)};
+      for (int64_t b = b0; b < b1; b++, G.p += vb) {
+        if (u == 0) qg_prefetch_ahead(G.p, vb);
+        const __m512 s = scales(&G);
+        if (pair && __builtin_expect(xr[0].blocks[b].terms == 1 && xr[1].blocks[b].terms == 1, 1)) {
+          __m512i A[3], B[3];
+          const qg_xfix_term *ta = &xr[0].blocks[b].t0, *tb = &xr[1].blocks[b].t0;
+          block_sums2(&G, xr[0].digits + 4 * b * g, xr[1].digits + 4 * b * g, ta->dsum, tb->dsum, g, pm, A, B);
+          fold(A, s, ta->scale, &a0);
+          fold(B, s, tb->scale, &a1);
+          continue;
+        }
+        row_block(&G, &xr[0], x0, b, s, g, pm, &a0);
+        if (pair) row_block(&G, &xr[1], x0 + k, b, s, g, pm, &a1);
+      }
+      acc[u] = a0;
+      if (pair) acc[u + 1] = a1;
+    }
+  }
+  for (int u = 0; u < mt; u++) qg_acc16_store(job, t0 + u, i, rows, &acc[u]);
+}
+
+/* Rows [row0, row1) by the VNNI sums (pm: the digits plane-major): m = 1
+ * by group(), m > 1 by group_mt() in chunks of QG_Q2_MT activation rows. */
 AI void rows_g(const qg_cpu_job *job, int64_t row0, int64_t row1, const int g, const bool pm) {
   for (int64_t i = row0; i < row1; i += 16) {
     const int rows = row1 - i < 16 ? (int)(row1 - i) : 16;
-    int64_t t = 0;
-    for (; t + 2 <= job->m; t += 2) group(job, i, rows, t, true, g, pm);
-    if (t < job->m) group(job, i, rows, t, false, g, pm);
+    if (job->m == 1) {
+      group(job, i, rows, 0, g, pm);
+      continue;
+    }
+    for (int64_t t = 0; t < job->m; t += QG_Q2_MT)
+      group_mt(job, i, rows, t, job->m - t < QG_Q2_MT ? (int)(job->m - t) : QG_Q2_MT, g, pm);
   }
 }
 

@@ -1,0 +1,71 @@
+/* The avx512vnni level's Q2_0 kernel (src/backend-cpu/q2_vnni.c, compiled
+ * in) on hot data: one thread, best of REPS calls, TSC ticks per weight (and
+ * per weight and activation row), the activation quantizer outside the
+ * timing; q2-avx2-hot.c's program for that level (bench/NOTES-cpu.md v39):
+ *   make -C bench/cpu-lab q2-vnni-hot && bench/cpu-lab/q2-vnni-hot N K M G REPS [bf16]
+ * (defaults 64 4096 1 128 200; 64 x 4096 stays in L2). x: uniform in [-1,
+ * 1] in steps of 1e-3, an f32 x, so some blocks get a further term; "y
+ * bits" hashes the output for bit-for-bit comparisons of two builds. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#include "backend-cpu/q2_vnni.c"
+
+int main(int argc, char **argv) {
+  const int64_t n = argc > 1 ? atoll(argv[1]) : 64, k = argc > 2 ? atoll(argv[2]) : 4096;
+  const int64_t m = argc > 3 ? atoll(argv[3]) : 1;
+  const int g = argc > 4 ? atoi(argv[4]) : 128;
+  const int reps = argc > 5 ? atoi(argv[5]) : 200;
+  const int bf16 = argc > 6 && strcmp(argv[6], "bf16") == 0; /* x rounded to bf16: no further terms */
+  if (n % 16 || k % g || (g != 64 && g != 128) || m < 1) {
+    fprintf(stderr, "q2-vnni-hot: N a multiple of 16, K of G, G 64 or 128, M >= 1\n");
+    return 2;
+  }
+  const int64_t nb = k / g;
+  const size_t wbytes = (size_t)n * (size_t)nb * qg_interleave_q2_block(g);
+  uint8_t *w = aligned_alloc(64, (wbytes + 63) / 64 * 64);
+  srand(1);
+  for (size_t i = 0; i < wbytes; i++) w[i] = (uint8_t)rand();
+  /* scales 1.0 in fp16 so that nothing is a NaN: per group and block, 16 scales then codes */
+  for (int64_t grp = 0; grp < n / 16; grp++)
+    for (int64_t b = 0; b < nb; b++) {
+      uint8_t *p = w + ((size_t)grp * (size_t)nb + (size_t)b) * 16u * qg_interleave_q2_block(g);
+      for (int r = 0; r < 16; r++) p[2 * r] = 0x00, p[2 * r + 1] = 0x3c;
+    }
+  float *x = aligned_alloc(64, (size_t)(m * k) * 4), *y = malloc((size_t)(m * n) * 4);
+  for (int64_t i = 0; i < m * k; i++) {
+    x[i] = (float)(rand() % 2001 - 1000) / 1000.0f;
+    if (bf16) {
+      uint32_t u;
+      memcpy(&u, &x[i], 4);
+      u &= 0xffff0000u;
+      memcpy(&x[i], &u, 4);
+    }
+  }
+  qg_xfix_row *xq = malloc((size_t)m * sizeof *xq);
+  const size_t rb = qg_xfix_row_bytes(k, g);
+  uint8_t *ws = aligned_alloc(64, (rb * (size_t)m + 63) / 64 * 64);
+  for (int64_t t = 0; t < m; t++) xq[t] = qg_xfix_quantize(x + t * k, k, g, ws + (size_t)t * rb, qg_q2_vnni_xfix);
+  qg_cpu_weight W = {0};
+  W.desc.n = n, W.desc.k = k, W.desc.data = w;
+  qg_cpu_job job = {.w = &W, .m = m, .xn = x, .xq = xq, .y = y, .y_dtype = QGEMV_F32};
+  double best = 1e30;
+  for (int r = 0; r < reps; r++) {
+    const uint64_t t0 = __rdtsc();
+    if (g == 64)
+      qg_q2_vnni_rows_g64(&job, 0, n);
+    else
+      qg_q2_vnni_rows_g128(&job, 0, n);
+    const double t = (double)(__rdtsc() - t0);
+    if (t < best) best = t;
+  }
+  uint64_t h = 1469598103934665603ull; /* FNV-1a of y's bytes: two builds with the same bits print the same */
+  const uint8_t *yb = (const uint8_t *)y;
+  for (size_t i = 0; i < (size_t)(m * n) * sizeof *y; i++) h = (h ^ yb[i]) * 1099511628211ull;
+  printf("n=%lld k=%lld m=%lld g=%d%s: %.4f ticks per weight, %.4f per weight and row (y bits %016llx)\n",
+         (long long)n, (long long)k, (long long)m, g, bf16 ? " bf16" : "", best / (double)(n * k),
+         best / (double)(n * k * m), (unsigned long long)h);
+  return 0;
+}
