@@ -62,26 +62,24 @@ size_t qgc_lut_scale_bytes_total(qgemv_format f, int64_t n, int64_t k, int32_t g
 
 size_t qgc_lut_work_bytes(int64_t n, int ksplit) { return ((size_t)ksplit * (size_t)n + (size_t)ksplit) * 8u; }
 
-/* The packed byte holding the codes of k .. k + 1 (NF4) or k .. k + 3
- * (Q2_0) of a row: k is a multiple of 2 or 4, so it is one byte. */
-static uint8_t packed_code_byte(const qgemv_weight_desc *d, int64_t row, int64_t k) {
+/* A lane's 4 slots of a row are 4 consecutive packed bytes (NF4: 8
+ * consecutive k; Q2_0: 16, inside one group since 16 divides it): this
+ * returns the first, for the row's chunk c and lane l. */
+static const uint8_t *lane_bytes(const qgemv_weight_desc *d, int64_t row, int64_t c, int l) {
   const uint8_t *data = (const uint8_t *)d->data;
-  if (d->format == QGEMV_NF4) return data[row * (d->k / 2) + k / 2];
+  const int64_t k = c * qgc_lut_chunk_k(d->format) + (int64_t)(d->format == QGEMV_NF4 ? 2 : 4) * QGC_LUT_SLOTS * l;
+  if (d->format == QGEMV_NF4) return data + row * (d->k / 2) + k / 2;
   const int64_t bb = 2 + d->group / 4, blocks = d->k / d->group;
-  return data[(row * blocks + k / d->group) * bb + 2 + (k % d->group) / 4];
+  return data + (row * blocks + k / d->group) * bb + 2 + (k % d->group) / 4;
 }
 
 void qgc_lut_repack_codes(const qgemv_weight_desc *d, int64_t c0, int64_t count, uint8_t *dst) {
-  const int ck = qgc_lut_chunk_k(d->format), per_slot = d->format == QGEMV_NF4 ? 2 : 4;
   const int64_t groups = d->n / QGC_LUT_GROUP_ROWS;
   for (int64_t c = c0; c < c0 + count; c++)
     for (int64_t g = 0; g < groups; g++)
       for (int l = 0; l < 32; l++)
-        for (int b = 0; b < 16; b++) {
-          const int64_t row = QGC_LUT_GROUP_ROWS * g + b / QGC_LUT_SLOTS;
-          const int slot = QGC_LUT_SLOTS * l + b % QGC_LUT_SLOTS;
-          *dst++ = packed_code_byte(d, row, c * ck + (int64_t)per_slot * slot);
-        }
+        for (int r = 0; r < QGC_LUT_GROUP_ROWS; r++, dst += QGC_LUT_SLOTS)
+          memcpy(dst, lane_bytes(d, QGC_LUT_GROUP_ROWS * g + r, c, l), QGC_LUT_SLOTS);
 }
 
 void qgc_lut_repack_scales(const qgemv_weight_desc *d, int64_t c0, int64_t count, uint8_t *dst) {
