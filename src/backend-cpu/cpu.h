@@ -99,6 +99,10 @@ typedef struct qg_cpu_level {
    * streaming read the bandwidth probe times, as fast as this level's own
    * kernels can read. NULL: the portable loop in cpu_backend.c. */
   uint64_t (*read_stream)(const void *buf, size_t bytes);
+  /* The same bytes as two streams, the halves of the buffer read in
+   * lockstep (the kernels read several rows at once); the probe takes the
+   * faster of this and read_stream. NULL: read_stream alone. */
+  uint64_t (*read_stream2)(const void *buf, size_t bytes);
 } qg_cpu_level;
 
 /* Every level a user may name, from the oracle to the fastest; those of

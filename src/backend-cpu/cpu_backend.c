@@ -429,15 +429,20 @@ static uint64_t portable_read_stream(const void *buf, size_t bytes) {
 
 /* The best streaming reader the CPU has, whatever level the kernels were
  * forced to: the probe measures the machine, not the chosen level. */
-static uint64_t (*best_read_stream(void))(const void *, size_t) {
+static const qg_cpu_level *best_read_level(void) {
   for (int i = qg_cpu_level_count - 1; i >= 0; i--)
-    if (qg_cpu_levels[i]->read_stream != NULL && qg_cpu_level_usable(qg_cpu_levels[i]))
-      return qg_cpu_levels[i]->read_stream;
-  return portable_read_stream;
+    if (qg_cpu_levels[i]->read_stream != NULL && qg_cpu_level_usable(qg_cpu_levels[i])) return qg_cpu_levels[i];
+  return NULL;
 }
 
 /* Every thread reads its own contiguous share (first-touched by it, as
- * weight rows are at upload) with the widest loads; the best of 5 passes. */
+ * weight rows are at upload) with the widest loads; the best of 4 passes
+ * of each reader the level has: one sequential stream, and (read_stream2)
+ * two streams in lockstep. "% of read" must be against the best read the
+ * machine delivers, and the kernels read 16 rows at once with software
+ * prefetch: on the Zen 5 VM NF4 read 103% of the one-stream probe, and the
+ * two-stream read is 2-5% faster than it in every rep (bench/NOTES-cpu.md
+ * v39; prefetch added nothing to a plain read there). */
 static qgemv_status cpu_read_bandwidth(void *state, size_t bytes, double *gbs) {
   cpu_state *st = state;
   const size_t unit = 256; /* what a read_stream step consumes */
@@ -446,10 +451,17 @@ static qgemv_status cpu_read_bandwidth(void *state, size_t bytes, double *gbs) {
   unsigned char *buf;
   if (alloc_stream(bytes, (void **)&buf) != QGEMV_OK)
     return qg_cpu_fail(QGEMV_ERR_NO_MEMORY, "cannot allocate %zu bytes to measure bandwidth", bytes);
-  uint64_t (*read_stream)(const void *, size_t) = best_read_stream();
+  const qg_cpu_level *level = best_read_level();
+  uint64_t (*readers[2])(const void *, size_t) = {portable_read_stream, NULL};
+  if (level != NULL) {
+    readers[0] = level->read_stream;
+    readers[1] = level->read_stream2;
+  }
+  const int nreaders = readers[1] != NULL ? 2 : 1, passes = 4 * nreaders;
   double best = 0.0;
   volatile uint64_t sink = 0;
-  for (int pass = 0; pass < 6; pass++) {
+  for (int pass = 0; pass <= passes; pass++) {
+    uint64_t (*read_stream)(const void *, size_t) = readers[pass % nreaders]; /* alternating */
     double t0 = now_seconds();
     uint64_t total = 0;
 #pragma omp parallel num_threads(st->threads) reduction(^ : total)
