@@ -1,7 +1,8 @@
-/* The avx2 level's Q2_0 kernel (src/backend-cpu/q2_avx2.c, compiled in) on
- * hot data: one thread, best of REPS calls, TSC ticks per weight (and per
- * weight and activation row), the activation quantizer outside the timing.
- * bench/NOTES-cpu.md v29's lab figures:
+/* A level's Q2_0 kernel, compiled in, on hot data: one thread, best of
+ * REPS calls, TSC ticks per weight (and per weight and activation row),
+ * the activation quantizer outside the timing. Built as q2-avx2-hot
+ * (src/backend-cpu/q2_avx2.c; bench/NOTES-cpu.md v29's lab figures) and,
+ * with -DQ2HOT_VNNI, as q2-vnni-hot (q2_vnni.c; v39):
  *   make -C bench/cpu-lab q2-avx2-hot && bench/cpu-lab/q2-avx2-hot N K M G REPS [bf16]
  * (defaults 64 4096 1 128 200; 64 x 4096 stays in L2). x: uniform in [-1,
  * 1] in steps of 1e-3, an f32 x, so some blocks get a further term; "y
@@ -11,7 +12,15 @@
 #include <string.h>
 #include <x86intrin.h>
 
+#ifdef Q2HOT_VNNI
+#include "backend-cpu/q2_vnni.c"
+#define Q2HOT_NAME "q2-vnni-hot"
+#define Q2HOT(fn) qg_q2_vnni_##fn
+#else
 #include "backend-cpu/q2_avx2.c"
+#define Q2HOT_NAME "q2-avx2-hot"
+#define Q2HOT(fn) qg_q2_avx2_##fn
+#endif
 
 int main(int argc, char **argv) {
   const int64_t n = argc > 1 ? atoll(argv[1]) : 64, k = argc > 2 ? atoll(argv[2]) : 4096;
@@ -20,7 +29,7 @@ int main(int argc, char **argv) {
   const int reps = argc > 5 ? atoi(argv[5]) : 200;
   const int bf16 = argc > 6 && strcmp(argv[6], "bf16") == 0; /* x rounded to bf16: no further terms */
   if (n % 16 || k % g || (g != 64 && g != 128) || m < 1) {
-    fprintf(stderr, "q2-avx2-hot: N a multiple of 16, K of G, G 64 or 128, M >= 1\n");
+    fprintf(stderr, Q2HOT_NAME ": N a multiple of 16, K of G, G 64 or 128, M >= 1\n");
     return 2;
   }
   const int64_t nb = k / g;
@@ -47,7 +56,7 @@ int main(int argc, char **argv) {
   qg_xfix_row *xq = malloc((size_t)m * sizeof *xq);
   const size_t rb = qg_xfix_row_bytes(k, g);
   uint8_t *ws = aligned_alloc(64, (rb * (size_t)m + 63) / 64 * 64);
-  for (int64_t t = 0; t < m; t++) xq[t] = qg_xfix_quantize(x + t * k, k, g, ws + (size_t)t * rb, qg_q2_avx2_xfix);
+  for (int64_t t = 0; t < m; t++) xq[t] = qg_xfix_quantize(x + t * k, k, g, ws + (size_t)t * rb, Q2HOT(xfix));
   qg_cpu_weight W = {0};
   W.desc.n = n, W.desc.k = k, W.desc.data = w;
   qg_cpu_job job = {.w = &W, .m = m, .xn = x, .xq = xq, .y = y, .y_dtype = QGEMV_F32};
@@ -55,9 +64,9 @@ int main(int argc, char **argv) {
   for (int r = 0; r < reps; r++) {
     const uint64_t t0 = __rdtsc();
     if (g == 64)
-      qg_q2_avx2_rows_g64(&job, 0, n);
+      Q2HOT(rows_g64)(&job, 0, n);
     else
-      qg_q2_avx2_rows_g128(&job, 0, n);
+      Q2HOT(rows_g128)(&job, 0, n);
     const double t = (double)(__rdtsc() - t0);
     if (t < best) best = t;
   }
