@@ -157,7 +157,7 @@ __device__ __forceinline__ float lut_reduce_scatter(float (&v)[kLutBatch], int l
 template <int L, int NB, bool XBF, int NORM>
 __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
   constexpr bool NF4 = L == QG_LAYOUT_NF4;
-  constexpr int GROUP = L == QG_LAYOUT_Q2_G64 ? 64 : L == QG_LAYOUT_Q2_G128 ? 128 : 64;
+  constexpr int GROUP = L == QG_LAYOUT_Q2_G128 ? 128 : 64; /* NF4 and Q2_0 g64: 64 */
   constexpr int CK = 32 * kLutSlots * (NF4 ? 2 : 4), NBLK = CK / GROUP, RG = kLutBatch / QGC_LUT_GROUP_ROWS;
   extern __shared__ __align__(16) unsigned char lut_smem[];
   const uint32_t raw = (uint32_t)__cvta_generic_to_shared(lut_smem);

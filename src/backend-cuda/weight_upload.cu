@@ -39,6 +39,14 @@ static bool choose_lut(const qgc_state *st, const qgemv_weight_desc *d, int64_t 
   return st->layout_pref == QGC_LAYOUT_LUT || (max_m == 1 && qgc_lut_auto(d->format, g, st->facts.sms));
 }
 
+/* One staged run of repacked bytes to the device; the host buffer is
+ * reused for the next run, so the copy is waited for. */
+static qgemv_status copy_run(cudaStream_t stream, void *dst, const void *host, size_t bytes) {
+  cudaError_t e = cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  return e == cudaSuccess ? QGEMV_OK : qgc_fail_cuda(e, "copying the weight to the device");
+}
+
 static size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
 
 /* codes, scales and the workspace in one allocation, each 256-aligned */
@@ -58,25 +66,21 @@ static qgemv_status upload_lut(qgc_state *st, const qgemv_weight_desc *desc, qgc
   L->lut_work = reinterpret_cast<double *>(base + align256(cb) + align256(sb));
   const int64_t chunks = desc->k / qgc_lut_chunk_k(desc->format);
   const size_t ccb = cb / (size_t)chunks, csb = sb / (size_t)chunks; /* a chunk's */
-  int64_t per = (int64_t)(kChunkBytes / (ccb > csb ? ccb : csb));
+  const size_t run = ccb > csb ? ccb : csb;
+  int64_t per = (int64_t)(kChunkBytes / run);
   if (per < 1) per = 1;
   if (per > chunks) per = chunks;
-  uint8_t *host = static_cast<uint8_t *>(malloc((size_t)per * (ccb > csb ? ccb : csb)));
+  uint8_t *host = static_cast<uint8_t *>(malloc((size_t)per * run));
   if (host == nullptr) return qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory for the repack");
   const cudaStream_t stream = st->stream();
   qgemv_status s = QGEMV_OK;
-  auto copy = [&](uint8_t *dst, size_t bytes) {
-    e = cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream); /* the host buffer is reused */
-    if (e != cudaSuccess) s = qgc_fail_cuda(e, "copying the weight to the device");
-  };
   for (int64_t c0 = 0; s == QGEMV_OK && c0 < chunks; c0 += per) {
     const int64_t count = c0 + per <= chunks ? per : chunks - c0;
     qgc_lut_repack_codes(desc, c0, count, host);
-    copy(base + (size_t)c0 * ccb, (size_t)count * ccb);
+    s = copy_run(stream, base + (size_t)c0 * ccb, host, (size_t)count * ccb);
     if (s != QGEMV_OK) break;
     qgc_lut_repack_scales(desc, c0, count, host);
-    copy(base + align256(cb) + (size_t)c0 * csb, (size_t)count * csb);
+    s = copy_run(stream, base + align256(cb) + (size_t)c0 * csb, host, (size_t)count * csb);
   }
   free(host);
   return s;
@@ -124,19 +128,15 @@ extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *
   uint8_t *host = static_cast<uint8_t *>(malloc(host_bytes));
   qgemv_status s = host ? QGEMV_OK : qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory for the repack");
   const cudaStream_t stream = st->stream();
-  auto copy = [&](size_t offset, size_t bytes) {
-    e = cudaMemcpyAsync(static_cast<char *>(L->dev) + offset, host, bytes, cudaMemcpyHostToDevice, stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream); /* the host buffer is reused */
-    if (e != cudaSuccess) s = qgc_fail_cuda(e, "copying the weight to the device");
-  };
+  char *dev = static_cast<char *>(L->dev);
   for (int64_t t0 = 0; s == QGEMV_OK && t0 < L->ntiles; t0 += per) {
     const int64_t count = t0 + per <= L->ntiles ? per : L->ntiles - t0;
     qgc_repack_tiles(L, desc, t0, count, host);
-    copy((size_t)t0 * (size_t)L->tile_bytes, (size_t)count * (size_t)L->tile_bytes);
+    s = copy_run(stream, dev + (size_t)t0 * (size_t)L->tile_bytes, host, (size_t)count * (size_t)L->tile_bytes);
   }
   if (s == QGEMV_OK && tail_bytes) {
     qgc_repack_tail(L, desc, host);
-    copy(tiles_bytes, tail_bytes);
+    s = copy_run(stream, dev + tiles_bytes, host, tail_bytes);
   }
   free(host);
   if (s != QGEMV_OK) {
