@@ -13,8 +13,17 @@
 #             f32 and bf16 x: the default choice (the LUT where it fills the
 #             GPU) and QGEMV_CUDA_LAYOUT=tiles and =lut, in one run; the
 #             fused norm (after the sanitizers)
+#   batched   qgemv bench --graph, m = 1, 8 and 16 on the same shapes (the
+#             weights uploaded for m = 16: the tiles), for the batched targets
+#             (LUT_LIB_BATCHED=0 leaves it out)
 #   sanitize  compute-sanitizer memcheck and racecheck of the LUT's case
-#             (CK_RUN_CASE=lut, QGEMV_TEST_QUICK=1)
+#             (CK_RUN_CASE=lut, QGEMV_TEST_QUICK=1); LUT_LIB_SANITIZERS names
+#             the tools (default "memcheck racecheck"), LUT_LIB_SAN_S the limit
+#             of each (default 200 s; racecheck of the case needs about 400),
+#             LUT_LIB_SAN_ARGS more options (e.g. --kernel-name kns=lut_kernel)
+# LUT_LIB_STEPS (default "test verify bench batched sanitize norm") picks the
+# steps, e.g. LUT_LIB_STEPS=sanitize LUT_LIB_SANITIZERS=racecheck for a call
+# of its own.
 # Outputs go to LUT_LIB_WORK (default /tmp/lut-lib) and are packed after
 # every step into $OUT/lut-lib.tgz (the device tool returns at most 8 files).
 set -u
@@ -31,11 +40,19 @@ step() { echo "== $1 rc $2 ($SECONDS s)"; pack; }
 shapes="--shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 4096x4096"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
 
-CK_FORK=no CK_RUN_CASE=${LUT_LIB_CASE:-} timeout 240 "$here/test_cuda_backend" > "$out/test.txt" 2>&1
-step test $?
-tail -n 3 "$out/test.txt"
-left 60 && { QGEMV_CUDA_LAYOUT=lut timeout 90 qgemv verify --backend cuda > "$out/verify-lut.txt" 2>&1; step verify $?; }
-tail -n 4 "$out/verify-lut.txt"
+steps=${LUT_LIB_STEPS:-test verify bench batched sanitize norm}
+want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
+if want test; then
+  # CK_RUN_CASE only when named: set but empty, Check runs no case at all
+  CK_FORK=no env ${LUT_LIB_CASE:+CK_RUN_CASE=$LUT_LIB_CASE} timeout 240 "$here/test_cuda_backend" > "$out/test.txt" 2>&1
+  step test $?
+  tail -n 3 "$out/test.txt"
+fi
+if want verify && left 60; then
+  QGEMV_CUDA_LAYOUT=lut timeout 90 qgemv verify --backend cuda > "$out/verify-lut.txt" 2>&1
+  step verify $?
+  tail -n 4 "$out/verify-lut.txt"
+fi
 bench() { # file, then qgemv bench's options
   local f=$1
   shift
@@ -43,19 +60,24 @@ bench() { # file, then qgemv bench's options
     --json "$out/$f.json" > "$out/$f.txt" 2>&1
   step "bench $f" $?
 }
-left 120 && bench m1-auto $shapes --format all --dtype f32,bf16 --m 1
-left 120 && QGEMV_CUDA_LAYOUT=tiles bench m1-tiles $shapes --format all --dtype f32,bf16 --m 1
-left 120 && QGEMV_CUDA_LAYOUT=lut bench m1-lut $shapes --format all --dtype f32,bf16 --m 1
+if want bench; then
+  left 120 && bench m1-auto $shapes --format all --dtype f32,bf16 --m 1
+  left 120 && QGEMV_CUDA_LAYOUT=tiles bench m1-tiles $shapes --format all --dtype f32,bf16 --m 1
+  left 120 && QGEMV_CUDA_LAYOUT=lut bench m1-lut $shapes --format all --dtype f32,bf16 --m 1
+fi
+[ "${LUT_LIB_BATCHED:-1}" = 1 ] && want batched && left 120 && bench batched $shapes --format all --dtype f32,bf16 --m 1,8,16
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
-for tool in memcheck racecheck; do
-  left 100 || break
+san_s=${LUT_LIB_SAN_S:-200}
+for tool in ${LUT_LIB_SANITIZERS:-memcheck racecheck}; do
+  want sanitize || break
+  left 60 || break
   [ -n "$sanitizer" ] || break
   extra=""; [ "$tool" = memcheck ] && extra="--report-api-errors no"
-  QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=lut timeout 200 "$sanitizer" --tool "$tool" $extra --error-exitcode 9 \
+  QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=lut timeout "$san_s" "$sanitizer" --tool "$tool" $extra ${LUT_LIB_SAN_ARGS:-} --error-exitcode 9 \
     "$here/test_cuda_backend" > "$out/sanitize-$tool.txt" 2>&1
   step "sanitize $tool" $?
   grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Checks:" "$out/sanitize-$tool.txt" | tail -n 2
 done
-left 60 && bench norm-auto --shape 28672x8192 --shape 8192x28672 --format all --dtype f32,bf16 --m 1 --rmsnorm
+want norm && left 60 && bench norm-auto --shape 28672x8192 --shape 8192x28672 --format all --dtype f32,bf16 --m 1 --rmsnorm
 echo "== bench m = 1: auto (LUT where chosen), tiles, LUT wherever it fits"
-for f in m1-auto m1-tiles m1-lut norm-auto; do echo "-- $f"; grep -E "^- " "$out/$f.txt" | cut -c1-75 | head -40; done
+for f in m1-auto m1-tiles m1-lut batched norm-auto; do [ -f "$out/$f.txt" ] || continue; echo "-- $f"; grep -E "^- " "$out/$f.txt" | cut -c1-75 | head -40; done
