@@ -802,10 +802,11 @@ static const char *form_of(qgemv_ctx *c, qgemv_format f, int64_t n, int64_t k, i
 
 /* When each form is chosen (lut_layout.h): automatically only for an NF4
  * weight uploaded for m = 1 whose k-split fills 3/4 of the SMs in one wave
- * (28672 x 8192 NF4: 112 CTAs of R 2048, S 8; 4096 x 4096 NF4: at most 64,
- * R 1024 x S 16); under QGEMV_CUDA_LAYOUT=lut wherever n is a multiple of
- * 1024 and k of the chunk (NF4 256, Q2_0 512); never on a device without
- * its 192 KB of shared memory a block. */
+ * at R 2048 or 1024 (28672 x 8192 NF4: 112 CTAs of R 2048, S 8; 4096 x
+ * 4096 NF4: 64 of R 1024 x S 16, or on 128 SMs or more 128 of R 512, which
+ * is not taken automatically until measured); under QGEMV_CUDA_LAYOUT=lut
+ * wherever n is a multiple of 1024 and k of the chunk (NF4 256, Q2_0 512);
+ * never on a device without its 192 KB of shared memory a block. */
 START_TEST(test_lut_forms) {
   qgemv_device_info info;
   CHECK_OK(qgemv_ctx_info(ctx, &info));
@@ -839,17 +840,19 @@ START_TEST(test_lut_forms) {
 }
 END_TEST
 
-/* Every dtype and norm combination through the LUT form on shapes of both
- * unit sizes and several k-splits; row r of a batched call bit-identical
- * to m = 1 on row r (one pass a row) and a second run to the first. */
+/* Every dtype and norm combination through the LUT form on shapes of every
+ * unit size and several k-splits (on 132 SMs: R 512 for the first three;
+ * 3072 x 8192 NF4 R 1024 S 32; 14336 x 4096 NF4 R 2048 S 16, Q2_0 R 1024
+ * S 8); row r of a batched call bit-identical to m = 1 on row r (one pass
+ * a row) and a second run to the first. */
 START_TEST(test_lut_combinations) {
   const int fi = _i;
   if (!lut_device) return;
-  static const int64_t shapes[][3] = {{1024, 1024, 1}, {2048, 4096, 3}, {3072, 2560, 2}};
+  static const int64_t shapes[][3] = {{1024, 1024, 1}, {2048, 4096, 3}, {3072, 2560, 2}, {3072, 8192, 1}, {14336, 4096, 1}};
   qgemv_ctx *const base = ctx;
   ctx = lut_ctx;
   int iter = 0;
-  for (int si = 0; si < (quick ? 2 : 3); si++)
+  for (int si = 0; si < (quick ? 2 : 5); si++)
     for (int mode = 0; mode < 12; mode++, iter++) {
       const int64_t n = shapes[si][0], k = shapes[si][1], m = shapes[si][2];
       const qgemv_dtype xt = (qgemv_dtype)(mode & 1), yt = (qgemv_dtype)((mode >> 1) & 1);

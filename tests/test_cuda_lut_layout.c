@@ -361,10 +361,10 @@ END_TEST
 
 /* ---- the geometry, the fill rule, the preference, the sizes ------------- */
 
-static void expect_geom(qgemv_format f, int64_t n, int64_t k, int sms, int rows, int ksplit, int64_t units,
-                        int fills) {
+static void expect_geom_from(int min_rows, qgemv_format f, int64_t n, int64_t k, int sms, int rows, int ksplit,
+                             int64_t units, int fills) {
   qgc_lut_geom g;
-  EXPECT(qgc_lut_choose(f, n, k, sms, &g), "%s %lldx%lld on %d SMs: no geometry", f == QGEMV_NF4 ? "NF4" : "Q2_0",
+  EXPECT(qgc_lut_choose(f, n, k, sms, min_rows, &g), "%s %lldx%lld on %d SMs: no geometry", f == QGEMV_NF4 ? "NF4" : "Q2_0",
          (long long)n, (long long)k, sms);
   EXPECT(g.rows == rows && g.nb == rows / (QGC_LUT_WARPS * QGC_LUT_BATCH) && g.ksplit == ksplit && g.units == units,
          "%s %lldx%lld on %d SMs: R %d (nb %d), S %d, %lld units; expected R %d, S %d, %lld units",
@@ -373,44 +373,67 @@ static void expect_geom(qgemv_format f, int64_t n, int64_t k, int sms, int rows,
   EXPECT(qgc_lut_fills(&g, sms) == fills, "%s %lldx%lld on %d SMs: %d units %s", f == QGEMV_NF4 ? "NF4" : "Q2_0",
          (long long)n, (long long)k, sms, (int)g.units, fills ? "do not fill" : "fill");
 }
+static void expect_geom(qgemv_format f, int64_t n, int64_t k, int sms, int rows, int ksplit, int64_t units,
+                        int fills) {
+  expect_geom_from(QGC_LUT_ROWS_MIN, f, n, k, sms, rows, ksplit, units, fills);
+}
 
-/* Worked out by hand: R 2048 (n / 2048 row units) and R 1024 (n / 1024),
- * times each S <= 64 dividing the chunks (NF4 k / 256, Q2_0 k / 512), at
- * most `sms` units; the most units, R 2048 on a tie; fills: units >= 3/4
- * of the SMs. */
+/* Worked out by hand: R 2048 (n / 2048 row units), R 1024 (n / 1024) and
+ * R 512 (n / 512), times each S <= 64 dividing the chunks (NF4 k / 256,
+ * Q2_0 k / 512), at most `sms` units; the most units, the larger R on a
+ * tie; fills: units >= 3/4 of the SMs. */
 START_TEST(test_choose) {
   /* chunks 32; R 2048: 14 x 8 = 112 (x 16 = 224 > 132); R 1024: 28 x 4 =
-   * 112, a tie */
+   * 112 and R 512: 56 x 2 = 112, ties */
   expect_geom(QGEMV_NF4, 28672, 8192, 132, 2048, 8, 112, 1);
   /* chunks 112 (divisors 1 2 4 7 8 14 16 28 56); R 2048: 4 x 28 = 112;
-   * R 1024: 8 x 16 = 128 <= 132 (8 x 28 = 224 past the wave): 128 wins */
+   * R 1024: 8 x 16 = 128 <= 132 (8 x 28 = 224 past the wave): 128 wins;
+   * R 512: 16 x 8 = 128, a tie */
   expect_geom(QGEMV_NF4, 8192, 28672, 132, 1024, 16, 128, 1);
-  /* chunks 16; R 2048: 7 x 16 = 112; R 1024: 14 x 8 = 112, a tie */
+  /* chunks 16; R 2048: 7 x 16 = 112; R 1024: 14 x 8 and R 512: 28 x 4,
+   * ties */
   expect_geom(QGEMV_NF4, 14336, 4096, 132, 2048, 16, 112, 1);
-  /* chunks 8; R 2048: 7 x 8 = 56 at most; R 1024: 14 x 8 = 112 */
+  /* chunks 8; R 2048: 7 x 8 = 56 at most; R 1024: 14 x 8 = 112; R 512: 28
+   * x 4 = 112, a tie */
   expect_geom(QGEMV_Q2_0, 14336, 4096, 132, 1024, 8, 112, 1);
-  /* chunks 16; R 2048: 2 x 16 = 32; R 1024: 4 x 16 = 64; 64 x 4 < 132 x 3 */
-  expect_geom(QGEMV_NF4, 4096, 4096, 132, 1024, 16, 64, 0);
-  /* chunks 8; R 2048: 2 x 8 = 16; R 1024: 4 x 8 = 32 */
-  expect_geom(QGEMV_Q2_0, 4096, 4096, 132, 1024, 8, 32, 0);
+  /* chunks 16; R 2048: 2 x 16 = 32; R 1024: 4 x 16 = 64; R 512: 8 x 16 =
+   * 128 */
+  expect_geom(QGEMV_NF4, 4096, 4096, 132, 512, 16, 128, 1);
+  /* chunks 8; R 2048: 2 x 8 = 16; R 1024: 4 x 8 = 32; R 512: 8 x 8 = 64;
+   * 64 x 4 < 132 x 3 */
+  expect_geom(QGEMV_Q2_0, 4096, 4096, 132, 512, 8, 64, 0);
   /* chunks 32; R 2048: 4 x 32 = 128; R 1024: 8 x 16 = 128 (x 32 = 256
-   * past the wave), a tie at a different S */
+   * past the wave) and R 512: 16 x 8, ties at other S */
   expect_geom(QGEMV_NF4, 8192, 8192, 132, 2048, 32, 128, 1);
-  /* 114 SMs: R 2048: 4 x 16 = 64 (x 32 = 128 > 114); R 1024: 8 x 8 = 64;
-   * a tie; 64 x 4 < 114 x 3 */
+  /* chunks 32; R 1024: 3 x 32 = 96; R 512: 6 x 16 = 96 (x 32 = 192), a
+   * tie; 96 x 4 < 132 x 3 */
+  expect_geom(QGEMV_NF4, 3072, 8192, 132, 1024, 32, 96, 0);
+  /* 114 SMs: R 2048: 4 x 16 = 64 (x 32 = 128 > 114); R 1024: 8 x 8 = 64
+   * and R 512: 16 x 4 = 64, ties; 64 x 4 < 114 x 3 */
   expect_geom(QGEMV_NF4, 8192, 8192, 114, 2048, 16, 64, 0);
-  /* 114 SMs: R 2048: 14 x 8 = 112; R 1024: 28 x 4 = 112, a tie */
+  /* 114 SMs: R 2048: 14 x 8 = 112; R 1024: 28 x 4 and R 512: 56 x 2,
+   * ties */
   expect_geom(QGEMV_NF4, 28672, 8192, 114, 2048, 8, 112, 1);
-  /* the S cap: chunks 128, R 1024 only (n 1024): S 64 (128 > 64), even
-   * where 1000 SMs would take 128 */
-  expect_geom(QGEMV_NF4, 1024, 32768, 132, 1024, 64, 64, 0);
-  expect_geom(QGEMV_NF4, 1024, 32768, 1000, 1024, 64, 64, 0);
+  /* the S cap: chunks 128; n 1024: R 1024: 1 x 64, R 512: 2 x 64 = 128 (S
+   * 128 > 64), even where 1000 SMs would take 256 */
+  expect_geom(QGEMV_NF4, 1024, 32768, 132, 512, 64, 128, 1);
+  expect_geom(QGEMV_NF4, 1024, 32768, 1000, 512, 64, 128, 0);
   /* S divides the chunks: 96 (S <= 64: 48 at most); R 2048: 1 x 48; R
-   * 1024: 2 x 48 = 96; 96 x 4 < 132 x 3 */
-  expect_geom(QGEMV_NF4, 2048, 24576, 132, 1024, 48, 96, 0);
-  /* one chunk: S 1 */
-  expect_geom(QGEMV_Q2_0, 1024, 512, 132, 1024, 1, 1, 0);
-  expect_geom(QGEMV_NF4, 2048, 256, 132, 1024, 1, 2, 0);
+   * 1024: 2 x 48 = 96; R 512: 4 x 32 = 128 (4 x 48 = 192 past the wave) */
+  expect_geom(QGEMV_NF4, 2048, 24576, 132, 512, 32, 128, 1);
+  /* one chunk: S 1, n / 512 units */
+  expect_geom(QGEMV_Q2_0, 1024, 512, 132, 512, 1, 2, 0);
+  expect_geom(QGEMV_NF4, 2048, 256, 132, 512, 1, 4, 0);
+  /* The automatic choice's geometries (R 2048 and 1024 only, R 512 not
+   * yet measured): the choices before R 512 existed, where R 512 changed
+   * one above */
+  expect_geom_from(QGC_LUT_AUTO_ROWS_MIN, QGEMV_NF4, 4096, 4096, 132, 1024, 16, 64, 0);
+  expect_geom_from(QGC_LUT_AUTO_ROWS_MIN, QGEMV_Q2_0, 4096, 4096, 132, 1024, 8, 32, 0);
+  expect_geom_from(QGC_LUT_AUTO_ROWS_MIN, QGEMV_NF4, 1024, 32768, 132, 1024, 64, 64, 0);
+  expect_geom_from(QGC_LUT_AUTO_ROWS_MIN, QGEMV_NF4, 2048, 24576, 132, 1024, 48, 96, 0);
+  expect_geom_from(QGC_LUT_AUTO_ROWS_MIN, QGEMV_Q2_0, 1024, 512, 132, 1024, 1, 1, 0);
+  expect_geom_from(QGC_LUT_AUTO_ROWS_MIN, QGEMV_NF4, 28672, 8192, 132, 2048, 8, 112, 1);
+  expect_geom_from(QGC_LUT_AUTO_ROWS_MIN, QGEMV_NF4, 8192, 28672, 132, 1024, 16, 128, 1);
   /* n / R past the SMs even at S 1: the fewest units, R 2048 (half the
    * table builds a row): 307200 / 2048 = 150 (R 1024: 300) */
   expect_geom(QGEMV_NF4, 307200, 4096, 132, 2048, 1, 150, 1);
@@ -429,7 +452,7 @@ START_TEST(test_choose) {
               {QGEMV_NF4, 0, 4096, 132},    {QGEMV_NF4, 4096, 0, 132},    {QGEMV_NF4, 4096, 4096, 0}};
   for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
     qgc_lut_geom g = {0, 0, 0, 0};
-    EXPECT(!qgc_lut_choose(none[i].f, none[i].n, none[i].k, none[i].sms, &g),
+    EXPECT(!qgc_lut_choose(none[i].f, none[i].n, none[i].k, none[i].sms, QGC_LUT_ROWS_MIN, &g),
            "case %zu: %lldx%lld on %d SMs has a geometry (R %d, S %d)", i, (long long)none[i].n, (long long)none[i].k,
            none[i].sms, g.rows, g.ksplit);
   }

@@ -46,7 +46,7 @@ static inline int qgc_lut_scale_bytes(qgemv_format f) { return f == QGEMV_NF4 ? 
 /* A launch geometry: NB batches per warp per chunk give R = 16 warps x 16
  * rows x NB rows per unit; a unit is R rows x k / S columns, one CTA. */
 typedef struct qgc_lut_geom {
-  int nb;        /* 8 (R 2048) or 4 (R 1024) */
+  int nb;        /* 8 (R 2048), 4 (R 1024) or 2 (R 512) */
   int rows;      /* R */
   int ksplit;    /* S, a divisor of the chunk count */
   int64_t units; /* CTAs: n / R * S */
@@ -55,20 +55,27 @@ typedef struct qgc_lut_geom {
 /* Whether the layout can hold a weight of this shape: n a multiple of
  * 1024 and k of the chunk (NF4 256, Q2_0 512). */
 int qgc_lut_shape_ok(qgemv_format f, int64_t n, int64_t k);
-/* The geometry for `sms` multiprocessors (one CTA each): of R 2048 and
- * 1024 and every k-split S <= QGC_LUT_MAX_SPLIT dividing the chunk count,
- * the most units in one wave (a tie: R 2048); where even S 1 needs more
- * than one wave, S 1 at R 2048. Returns 0 when the shape does not fit
- * (qgc_lut_shape_ok). */
-int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, qgc_lut_geom *g);
+/* The geometry for `sms` multiprocessors (one CTA each): of R 2048, 1024
+ * and 512 down to min_rows, and every k-split S <= QGC_LUT_MAX_SPLIT
+ * dividing the chunk count, the most units in one wave (a tie: the larger
+ * R); where even S 1 needs more than one wave, S 1 at R 2048. Returns 0
+ * when the shape does not fit (qgc_lut_shape_ok). */
+int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, int min_rows, qgc_lut_geom *g);
+/* min_rows for QGEMV_CUDA_LAYOUT=lut, and for the automatic choice: R 512
+ * (4096 x 4096 on 132 SMs: 128 CTAs where R 1024 makes 64) is not taken
+ * automatically until it is measured against the tiles (bench/NOTES.md
+ * v40), so that choice is the one before R 512 existed. */
+#define QGC_LUT_ROWS_MIN 512
+#define QGC_LUT_AUTO_ROWS_MIN 1024
 /* Whether a geometry fills at least 3/4 of the SMs in one wave (with
  * fewer units the tile stream is faster, e.g. 4096 x 4096: bench/NOTES.md
  * v38). */
 int qgc_lut_fills(const qgc_lut_geom *g, int sms);
-/* The automatic choice for a weight uploaded for m = 1: NF4 whose geometry
- * fills the GPU. Q2_0 keeps the tiles: on the H100 its LUT was 1.08-1.22x
- * the tiles' time with bf16 x (bench/NOTES.md v39), which the tiles run
- * on tensor cores exactly. */
+/* The automatic choice for a weight uploaded for m = 1 (its geometry
+ * chosen from QGC_LUT_AUTO_ROWS_MIN): NF4 whose geometry fills the GPU.
+ * Q2_0 keeps the tiles: on the H100 its LUT was 1.08-1.22x the tiles' time
+ * with bf16 x (bench/NOTES.md v39), which the tiles run on tensor cores
+ * exactly. */
 int qgc_lut_auto(qgemv_format f, const qgc_lut_geom *g, int sms);
 
 /* QGEMV_CUDA_LAYOUT: which layout an upload takes. auto (unset or empty):

@@ -15,11 +15,11 @@ namespace {
 
 using LutFn = void (*)(qgc::LutParams);
 
-/* [layout][nb 8, 4][x f32, bf16][norm none, f32 gamma, bf16 gamma] */
-constexpr int kNorms = 3;
+/* [layout][nb 8, 4, 2][x f32, bf16][norm none, f32 gamma, bf16 gamma] */
+constexpr int kNorms = 3, kNbs = 3;
 template <int I>
 constexpr LutFn lut_fn() {
-  constexpr int L = I / (2 * 2 * kNorms), NB = (I / (2 * kNorms)) % 2 ? 4 : 8;
+  constexpr int L = I / (kNbs * 2 * kNorms), NB = 8 >> ((I / (2 * kNorms)) % kNbs);
   constexpr bool XBF = (I / kNorms) % 2;
   return qgc::lut_kernel<L, NB, XBF, I % kNorms>;
 }
@@ -27,11 +27,12 @@ template <int... I>
 constexpr std::array<LutFn, sizeof...(I)> lut_table(std::integer_sequence<int, I...>) {
   return {lut_fn<I>()...};
 }
-const std::array<LutFn, QG_LAYOUT_COUNT * 2 * 2 * kNorms> kLutFns =
-    lut_table(std::make_integer_sequence<int, QG_LAYOUT_COUNT * 2 * 2 * kNorms>());
+const std::array<LutFn, QG_LAYOUT_COUNT * kNbs * 2 * kNorms> kLutFns =
+    lut_table(std::make_integer_sequence<int, QG_LAYOUT_COUNT * kNbs * 2 * kNorms>());
 
 LutFn lut_pick(qg_layout_id id, int nb, bool x_bf16, int norm) {
-  return kLutFns[(((int)id * 2 + (nb == 4)) * 2 + x_bf16) * kNorms + norm];
+  const int nbi = nb == 8 ? 0 : nb == 4 ? 1 : 2;
+  return kLutFns[(((int)id * kNbs + nbi) * 2 + x_bf16) * kNorms + norm];
 }
 
 }  // namespace

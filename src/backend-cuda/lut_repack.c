@@ -12,12 +12,13 @@ int qgc_lut_shape_ok(qgemv_format f, int64_t n, int64_t k) {
   return n > 0 && k > 0 && n <= INT32_MAX && k <= INT32_MAX && n % LUT_R_MIN == 0 && k % qgc_lut_chunk_k(f) == 0;
 }
 
-int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, qgc_lut_geom *g) {
+int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, int min_rows, qgc_lut_geom *g) {
   if (!qgc_lut_shape_ok(f, n, k) || sms < 1) return 0;
   const int64_t chunks = k / qgc_lut_chunk_k(f);
   qgc_lut_geom best = {0, 0, 0, 0};
-  for (int nb = 8; nb >= 4; nb /= 2) {
+  for (int nb = 8; nb >= 2; nb /= 2) {
     const int rows = QGC_LUT_WARPS * QGC_LUT_BATCH * nb;
+    if (rows < min_rows) break;
     if (n % rows) continue;
     const int64_t row_units = n / rows;
     for (int s = 1; s <= QGC_LUT_MAX_SPLIT && s <= chunks; s++) {
@@ -25,7 +26,8 @@ int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, qgc_lut_geom *
       const int64_t units = row_units * s;
       if (units > sms && s > 1) break; /* past one wave only at S 1 */
       /* one wave beats more; in one wave the most units, past it the
-       * fewest (R 2048: half the table builds a row); a tie keeps R 2048 */
+       * fewest (a larger R builds fewer tables a row); a tie keeps the
+       * larger R */
       const int fits = units <= sms, best_fits = best.units > 0 && best.units <= sms;
       const int better = best.units == 0 || (fits && !best_fits) ||
                          (fits && best_fits && units > best.units) || (!fits && !best_fits && units < best.units);

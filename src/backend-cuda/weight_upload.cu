@@ -33,10 +33,11 @@ static qgemv_status alloc_fail(cudaError_t e, size_t bytes, const qgemv_weight_d
  * fits when QGEMV_CUDA_LAYOUT=lut; never on a device without its 192 KB
  * of shared memory a block. */
 static bool choose_lut(const qgc_state *st, const qgemv_weight_desc *d, int64_t max_m, qgc_lut_geom *g) {
-  if (st->layout_pref == QGC_LAYOUT_TILES || !qgc_lut_device_ok(st->facts) ||
-      !qgc_lut_choose(d->format, d->n, d->k, st->facts.sms, g))
-    return false;
-  return st->layout_pref == QGC_LAYOUT_LUT || (max_m == 1 && qgc_lut_auto(d->format, g, st->facts.sms));
+  if (st->layout_pref == QGC_LAYOUT_TILES || !qgc_lut_device_ok(st->facts)) return false;
+  if (st->layout_pref == QGC_LAYOUT_LUT)
+    return qgc_lut_choose(d->format, d->n, d->k, st->facts.sms, QGC_LUT_ROWS_MIN, g);
+  return max_m == 1 && qgc_lut_choose(d->format, d->n, d->k, st->facts.sms, QGC_LUT_AUTO_ROWS_MIN, g) &&
+         qgc_lut_auto(d->format, g, st->facts.sms);
 }
 
 /* One staged run of repacked bytes to the device; the host buffer is
