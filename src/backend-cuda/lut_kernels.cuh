@@ -56,6 +56,24 @@ __device__ __forceinline__ float lut_lookup(uint32_t word, uint32_t lane_base) {
   return t;
 }
 
+/* Experiment (bench/NOTES.md v40): the CTA's thread 0 asks L2 for the
+ * weights QGC_EXP_LUT_L2PF batches ahead of the one being summed (one bulk
+ * prefetch of the batch's codes and one of its scales), so that the
+ * warps' own loads, one batch ahead in registers, find them in L2: the
+ * kernel's warps wait on those loads more than on anything else (ncu, v39:
+ * long-scoreboard 54% of the cycles between issues). 0: none (the
+ * library's). */
+#ifndef QGC_EXP_LUT_L2PF
+#define QGC_EXP_LUT_L2PF 0
+#endif
+__device__ __forceinline__ void lut_prefetch_l2(const void *p, uint32_t bytes) {
+#if QGC_SM90_ASM
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 __device__ __forceinline__ uint4 lut_ldg_stream(const uint4 *p) {
   uint4 v;
   asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
@@ -186,6 +204,20 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
     }
   };
   const int c_end = (ks + 1) * cpu;
+  /* batch t of the CTA's slice: chunk ks cpu + t / NB, its batch t % NB
+   * (all 16 warps' rows of it: 64 row groups, contiguous in both arrays) */
+  constexpr int kScaleBytes = NF4 ? 4 : 2;
+  auto prefetch = [&](int t) {
+    const int c = ks * cpu + t / NB, b = t % NB;
+    if (c >= c_end) return;
+    const size_t g0 = (size_t)c * ngroups + (size_t)(row0 + b * kLutWarps * kLutBatch) / QGC_LUT_GROUP_ROWS;
+    constexpr int groups = kLutWarps * kLutBatch / QGC_LUT_GROUP_ROWS;
+    lut_prefetch_l2(p.codes + g0 * 32, groups * 32 * 16);
+    lut_prefetch_l2(static_cast<const unsigned char *>(p.scales) + g0 * NBLK * 4 * kScaleBytes,
+                    groups * NBLK * 4 * kScaleBytes);
+  };
+  if (QGC_EXP_LUT_L2PF > 0 && threadIdx.x == 0)
+    for (int t = 1; t < QGC_EXP_LUT_L2PF; ++t) prefetch(t);
   /* Programmatic dependent launch (kernels_ptx.cuh): the stream's next
    * kernel (lut_finish) may be scheduled now; the first batch's weights
    * are loaded before the wait, since no kernel writes them; x, gamma and
@@ -199,6 +231,7 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
     __syncthreads();
 #pragma unroll
     for (int b = 0; b < NB; ++b) {
+      if (QGC_EXP_LUT_L2PF > 0 && threadIdx.x == 0) prefetch((c - ks * cpu) * NB + b + QGC_EXP_LUT_L2PF);
       uint4 cur[RG];
       float4 scur[RG];
 #pragma unroll
