@@ -53,32 +53,25 @@ static T uint64_t one(const uint8_t *p, size_t bytes, size_t ahead, int hint) {
   const __m512i *q = (const __m512i *)p;
   __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
   size_t n = bytes / 64;
-  if (hint == 1) {
-    for (size_t i = 0; i < n; i += 4) {
-      _mm_prefetch((const char *)(q + i) + ahead, _MM_HINT_T0);
-      _mm_prefetch((const char *)(q + i) + ahead + 128, _MM_HINT_T0);
-      a0 = _mm512_xor_si512(a0, _mm512_load_si512(q + i));
-      a1 = _mm512_xor_si512(a1, _mm512_load_si512(q + i + 1));
-      a2 = _mm512_xor_si512(a2, _mm512_load_si512(q + i + 2));
-      a3 = _mm512_xor_si512(a3, _mm512_load_si512(q + i + 3));
-    }
-  } else if (hint == 2) {
-    for (size_t i = 0; i < n; i += 4) {
-      _mm_prefetch((const char *)(q + i) + ahead, _MM_HINT_NTA);
-      _mm_prefetch((const char *)(q + i) + ahead + 128, _MM_HINT_NTA);
-      a0 = _mm512_xor_si512(a0, _mm512_load_si512(q + i));
-      a1 = _mm512_xor_si512(a1, _mm512_load_si512(q + i + 1));
-      a2 = _mm512_xor_si512(a2, _mm512_load_si512(q + i + 2));
-      a3 = _mm512_xor_si512(a3, _mm512_load_si512(q + i + 3));
-    }
-  } else {
-    for (size_t i = 0; i < n; i += 4) {
-      a0 = _mm512_xor_si512(a0, _mm512_load_si512(q + i));
-      a1 = _mm512_xor_si512(a1, _mm512_load_si512(q + i + 1));
-      a2 = _mm512_xor_si512(a2, _mm512_load_si512(q + i + 2));
-      a3 = _mm512_xor_si512(a3, _mm512_load_si512(q + i + 3));
-    }
+  /* _mm_prefetch takes its hint as a constant: one loop per hint */
+#define ONE_LOOP(PREFETCH)                                  \
+  for (size_t i = 0; i < n; i += 4) {                       \
+    PREFETCH;                                               \
+    a0 = _mm512_xor_si512(a0, _mm512_load_si512(q + i));     \
+    a1 = _mm512_xor_si512(a1, _mm512_load_si512(q + i + 1)); \
+    a2 = _mm512_xor_si512(a2, _mm512_load_si512(q + i + 2)); \
+    a3 = _mm512_xor_si512(a3, _mm512_load_si512(q + i + 3)); \
   }
+#define PF_PAIR(H)                                          \
+  (_mm_prefetch((const char *)(q + i) + ahead, H), _mm_prefetch((const char *)(q + i) + ahead + 128, H))
+  if (hint == 1)
+    ONE_LOOP(PF_PAIR(_MM_HINT_T0))
+  else if (hint == 2)
+    ONE_LOOP(PF_PAIR(_MM_HINT_NTA))
+  else
+    ONE_LOOP((void)0)
+#undef PF_PAIR
+#undef ONE_LOOP
   __m512i a = _mm512_xor_si512(_mm512_xor_si512(a0, a1), _mm512_xor_si512(a2, a3));
   return (uint64_t)_mm512_reduce_add_epi64(a);
 }

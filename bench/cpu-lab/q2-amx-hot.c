@@ -19,6 +19,7 @@
 #include <x86intrin.h>
 
 #include "backend-cpu/q2_amx.c"
+#include "q2-hot-weights.h"
 
 typedef void (*rows_fn)(const qg_cpu_job *, int64_t, int64_t, int);
 
@@ -49,15 +50,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   const int64_t nb = k / g;
-  const size_t wbytes = (size_t)n * (size_t)nb * qg_interleave_q2_block(g);
-  uint8_t *w = aligned_alloc(64, (wbytes + 63) / 64 * 64);
-  srand(1);
-  for (size_t i = 0; i < wbytes; i++) w[i] = (uint8_t)rand();
-  for (int64_t grp = 0; grp < n / 16; grp++) /* fp16 scales 1.0 */
-    for (int64_t b = 0; b < nb; b++) {
-      uint8_t *p = w + ((size_t)grp * (size_t)nb + (size_t)b) * 16u * qg_interleave_q2_block(g);
-      for (int r = 0; r < 16; r++) p[2 * r] = 0x00, p[2 * r + 1] = 0x3c;
-    }
+  uint8_t *w = q2hot_weights(n, k, g);
   float *x = aligned_alloc(64, (size_t)(MMAX * k) * 4);
   for (int64_t i = 0; i < MMAX * k; i++) {
     x[i] = (float)(rand() % 2001 - 1000) / 1000.0f;

@@ -21,6 +21,7 @@
 #define Q2HOT_NAME "q2-avx2-hot"
 #define Q2HOT(fn) qg_q2_avx2_##fn
 #endif
+#include "q2-hot-weights.h"
 
 int main(int argc, char **argv) {
   const int64_t n = argc > 1 ? atoll(argv[1]) : 64, k = argc > 2 ? atoll(argv[2]) : 4096;
@@ -32,17 +33,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, Q2HOT_NAME ": N a multiple of 16, K of G, G 64 or 128, M >= 1\n");
     return 2;
   }
-  const int64_t nb = k / g;
-  const size_t wbytes = (size_t)n * (size_t)nb * qg_interleave_q2_block(g);
-  uint8_t *w = aligned_alloc(64, (wbytes + 63) / 64 * 64);
-  srand(1);
-  for (size_t i = 0; i < wbytes; i++) w[i] = (uint8_t)rand();
-  /* scales 1.0 in fp16 so that nothing is a NaN: per group and block, 16 scales then codes */
-  for (int64_t grp = 0; grp < n / 16; grp++)
-    for (int64_t b = 0; b < nb; b++) {
-      uint8_t *p = w + ((size_t)grp * (size_t)nb + (size_t)b) * 16u * qg_interleave_q2_block(g);
-      for (int r = 0; r < 16; r++) p[2 * r] = 0x00, p[2 * r + 1] = 0x3c;
-    }
+  uint8_t *w = q2hot_weights(n, k, g);
   float *x = aligned_alloc(64, (size_t)(m * k) * 4), *y = malloc((size_t)(m * n) * 4);
   for (int64_t i = 0; i < m * k; i++) {
     x[i] = (float)(rand() % 2001 - 1000) / 1000.0f;

@@ -5,11 +5,13 @@
 
 #include "lut_layout.h"
 
-#define LUT_R_MIN (QGC_LUT_WARPS * QGC_LUT_BATCH * 4)
+/* n's multiple for the layout: R 1024's, the shapes the form held before
+ * R 512 (a weight of n = 512 x odd would take R 512 alone, not measured) */
+#define LUT_N_MULTIPLE (QGC_LUT_WARPS * QGC_LUT_BATCH * 4)
 
 /* n and k within int: the kernel's row and column indices */
 int qgc_lut_shape_ok(qgemv_format f, int64_t n, int64_t k) {
-  return n > 0 && k > 0 && n <= INT32_MAX && k <= INT32_MAX && n % LUT_R_MIN == 0 && k % qgc_lut_chunk_k(f) == 0;
+  return n > 0 && k > 0 && n <= INT32_MAX && k <= INT32_MAX && n % LUT_N_MULTIPLE == 0 && k % qgc_lut_chunk_k(f) == 0;
 }
 
 int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, int min_rows, qgc_lut_geom *g) {
