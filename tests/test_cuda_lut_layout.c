@@ -502,6 +502,32 @@ START_TEST(test_fills) {
 }
 END_TEST
 
+/* The L2 prefetch: NF4 where a CTA sums one chunk (k / 256 / S == 1),
+ * nothing for Q2_0 or for several chunks a CTA. */
+START_TEST(test_l2pf) {
+  static const struct {
+    qgemv_format f;
+    int64_t k;
+    int ksplit, batches;
+  } c[] = {
+      {QGEMV_NF4, 4096, 16, QGC_LUT_L2PF_BATCHES},  /* 14336 x 4096: 16 chunks, S 16 */
+      {QGEMV_NF4, 14336, 56, QGC_LUT_L2PF_BATCHES}, /* 4096 x 14336: 56 chunks, S 56 */
+      {QGEMV_NF4, 256, 1, QGC_LUT_L2PF_BATCHES},    /* one chunk, no split */
+      {QGEMV_NF4, 8192, 8, 0},                      /* 28672 x 8192: 4 chunks a CTA */
+      {QGEMV_NF4, 28672, 16, 0},                    /* 8192 x 28672: 7 */
+      {QGEMV_NF4, 512, 1, 0},                       /* 2 */
+      {QGEMV_Q2_0, 4096, 8, 0},                     /* one chunk of 512, but Q2_0 */
+      {QGEMV_Q2_0, 512, 1, 0},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    const qgc_lut_geom g = {8, 2048, c[i].ksplit, 112};
+    const int got = qgc_lut_l2pf(c[i].f, &g, c[i].k);
+    EXPECT(got == c[i].batches, "%s k %lld S %d: prefetch %d batches ahead, expected %d",
+           c[i].f == QGEMV_NF4 ? "NF4" : "Q2_0", (long long)c[i].k, c[i].ksplit, got, c[i].batches);
+  }
+}
+END_TEST
+
 START_TEST(test_pref_parse) {
   static const struct {
     const char *s;
@@ -560,6 +586,7 @@ int main(void) {
   tcase_add_test(tg, test_choose);
   tcase_add_test(tg, test_shape_ok);
   tcase_add_test(tg, test_fills);
+  tcase_add_test(tg, test_l2pf);
   tcase_add_test(tg, test_pref_parse);
   tcase_add_test(tg, test_sizes);
   suite_add_tcase(s, tg);

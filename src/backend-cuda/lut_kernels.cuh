@@ -56,16 +56,6 @@ __device__ __forceinline__ float lut_lookup(uint32_t word, uint32_t lane_base) {
   return t;
 }
 
-/* Experiment (bench/NOTES.md v40): the CTA's thread 0 asks L2 for the
- * weights QGC_EXP_LUT_L2PF batches ahead of the one being summed (one bulk
- * prefetch of the batch's codes and one of its scales), so that the
- * warps' own loads, one batch ahead in registers, find them in L2: the
- * kernel's warps wait on those loads more than on anything else (ncu, v39:
- * long-scoreboard 54% of the cycles between issues). 0: none (the
- * library's). */
-#ifndef QGC_EXP_LUT_L2PF
-#define QGC_EXP_LUT_L2PF 0
-#endif
 __device__ __forceinline__ void lut_prefetch_l2(const void *p, uint32_t bytes) {
 #if QGC_SM90_ASM
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
@@ -172,7 +162,7 @@ __device__ __forceinline__ float lut_reduce_scatter(float (&v)[kLutBatch], int l
 
 /* One unit (R = 16 warps x 16 rows x NB rows, k / S columns) a CTA; one
  * CTA an SM (192 KB of shared memory). */
-template <int L, int NB, bool XBF, int NORM>
+template <int L, int NB, bool XBF, int NORM, int PF = 0>
 __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
   constexpr bool NF4 = L == QG_LAYOUT_NF4;
   constexpr int GROUP = L == QG_LAYOUT_Q2_G128 ? 128 : 64; /* NF4 and Q2_0 g64: 64 */
@@ -204,8 +194,13 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
     }
   };
   const int c_end = (ks + 1) * cpu;
-  /* batch t of the CTA's slice: chunk ks cpu + t / NB, its batch t % NB
-   * (all 16 warps' rows of it: 64 row groups, contiguous in both arrays) */
+  /* PF > 0: batch t of the CTA's slice (chunk ks cpu + t / NB, its batch
+   * t % NB: all 16 warps' rows, 64 row groups, contiguous in both arrays)
+   * asked of L2 PF batches ahead of the one being summed, ahead of the
+   * warps' own loads, which hold one batch ahead in registers
+   * (qgc_lut_l2pf says where that pays). A template parameter, not a
+   * runtime one: as a runtime one it made the kernels without it 2-4%
+   * slower (bench/NOTES.md v41). */
   constexpr int kScaleBytes = NF4 ? 4 : 2;
   auto prefetch = [&](int t) {
     const int c = ks * cpu + t / NB, b = t % NB;
@@ -216,8 +211,8 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
     lut_prefetch_l2(static_cast<const unsigned char *>(p.scales) + g0 * NBLK * 4 * kScaleBytes,
                     groups * NBLK * 4 * kScaleBytes);
   };
-  if (QGC_EXP_LUT_L2PF > 0 && threadIdx.x == 0)
-    for (int t = 1; t < QGC_EXP_LUT_L2PF; ++t) prefetch(t);
+  if (PF > 0 && threadIdx.x == 0)
+    for (int t = 1; t < PF; ++t) prefetch(t);
   /* Programmatic dependent launch (kernels_ptx.cuh): the stream's next
    * kernel (lut_finish) may be scheduled now; the first batch's weights
    * are loaded before the wait, since no kernel writes them; x, gamma and
@@ -231,7 +226,7 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
     __syncthreads();
 #pragma unroll
     for (int b = 0; b < NB; ++b) {
-      if (QGC_EXP_LUT_L2PF > 0 && threadIdx.x == 0) prefetch((c - ks * cpu) * NB + b + QGC_EXP_LUT_L2PF);
+      if (PF > 0 && threadIdx.x == 0) prefetch((c - ks * cpu) * NB + b + PF);
       uint4 cur[RG];
       float4 scur[RG];
 #pragma unroll

@@ -78,6 +78,16 @@ int qgc_lut_fills(const qgc_lut_geom *g, int sms);
  * exactly. */
 int qgc_lut_auto(qgemv_format f, const qgc_lut_geom *g, int sms);
 
+/* How many batches ahead each CTA's thread 0 asks L2 for the weights
+ * (cp.async.bulk.prefetch.L2; 0: none): 4 for NF4 where a CTA sums a single
+ * chunk, whose table build no earlier chunk's loads can hide (the kernels
+ * instantiated with lut_kernel's PF = 4). On the H100
+ * (bench/NOTES.md v41) that took 14336 x 4096 and 4096 x 14336 to 0.96-0.97x
+ * the time without; where a CTA has several chunks it was 1.00-1.06x
+ * slower, and Q2_0 up to 1.12x slower, nowhere 2% faster. */
+#define QGC_LUT_L2PF_BATCHES 4
+int qgc_lut_l2pf(qgemv_format f, const qgc_lut_geom *g, int64_t k);
+
 /* QGEMV_CUDA_LAYOUT: which layout an upload takes. auto (unset or empty):
  * the LUT for a weight uploaded for m = 1 where qgc_lut_auto takes it,
  * else the tiles; tiles: always the tiles; lut: the LUT

@@ -30,8 +30,24 @@ constexpr std::array<LutFn, sizeof...(I)> lut_table(std::integer_sequence<int, I
 const std::array<LutFn, QG_LAYOUT_COUNT * kNbs * 2 * kNorms> kLutFns =
     lut_table(std::make_integer_sequence<int, QG_LAYOUT_COUNT * kNbs * 2 * kNorms>());
 
-LutFn lut_pick(qg_layout_id id, int nb, bool x_bf16, int norm) {
+/* NF4's kernels with the L2 prefetch (qgc_lut_l2pf): [nb][x][norm] */
+template <int I>
+constexpr LutFn lut_pf_fn() {
+  constexpr int NB = 8 >> ((I / (2 * kNorms)) % kNbs);
+  constexpr bool XBF = (I / kNorms) % 2;
+  return qgc::lut_kernel<QG_LAYOUT_NF4, NB, XBF, I % kNorms, QGC_LUT_L2PF_BATCHES>;
+}
+template <int... I>
+constexpr std::array<LutFn, sizeof...(I)> lut_pf_table(std::integer_sequence<int, I...>) {
+  return {lut_pf_fn<I>()...};
+}
+const std::array<LutFn, kNbs * 2 * kNorms> kLutPfFns =
+    lut_pf_table(std::make_integer_sequence<int, kNbs * 2 * kNorms>());
+
+/* pf: qgc_lut_l2pf's batches, 0 or QGC_LUT_L2PF_BATCHES (NF4 only) */
+LutFn lut_pick(qg_layout_id id, int nb, bool x_bf16, int norm, int pf) {
   const int nbi = nb == 8 ? 0 : nb == 4 ? 1 : 2;
+  if (pf > 0) return id == QG_LAYOUT_NF4 ? kLutPfFns[(nbi * 2 + x_bf16) * kNorms + norm] : nullptr;
   return kLutFns[(((int)id * kNbs + nbi) * 2 + x_bf16) * kNorms + norm];
 }
 
@@ -41,17 +57,19 @@ bool qgc_lut_device_ok(const qgc_device_facts &d) { return d.smem_optin >= QGC_L
 
 cudaError_t qgc_lut_prepare(const qgc_device_facts &d) {
   if (!qgc_lut_device_ok(d)) return cudaSuccess; /* never chosen there (GB10: 99 KB) */
-  for (LutFn f : kLutFns) {
-    const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)QGC_LUT_SMEM);
-    if (e != cudaSuccess) return e;
-  }
-  return cudaSuccess;
+  cudaError_t e = cudaSuccess;
+  for (LutFn f : kLutFns)
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)QGC_LUT_SMEM);
+  for (LutFn f : kLutPfFns)
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)QGC_LUT_SMEM);
+  return e;
 }
 
 cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStream_t s, bool pdl) {
   const qgc_lut_geom &g = L->lut_geom;
   const int norm = a->gamma == nullptr ? 0 : a->gamma_dtype == QGEMV_BF16 ? 2 : 1;
-  const LutFn fn = lut_pick(L->id, g.nb, a->x_dtype == QGEMV_BF16, norm);
+  const LutFn fn = lut_pick(L->id, g.nb, a->x_dtype == QGEMV_BF16, norm, qgc_lut_l2pf(L->format, &g, L->k));
+  if (fn == nullptr) return cudaErrorInvalidDeviceFunction; /* no prefetch kernels but NF4's (qgc_lut_l2pf) */
   const size_t xs = a->x_dtype == QGEMV_BF16 ? 2 : 4, ys = a->y_dtype == QGEMV_BF16 ? 2 : 4;
   qgc::LutParams p = {};
   p.codes = reinterpret_cast<const uint4 *>(L->lut_codes);

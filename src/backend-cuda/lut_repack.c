@@ -44,6 +44,11 @@ int qgc_lut_fills(const qgc_lut_geom *g, int sms) { return g->units * 4 >= (int6
 
 int qgc_lut_auto(qgemv_format f, const qgc_lut_geom *g, int sms) { return f == QGEMV_NF4 && qgc_lut_fills(g, sms); }
 
+int qgc_lut_l2pf(qgemv_format f, const qgc_lut_geom *g, int64_t k) {
+  const int64_t chunks_per_cta = k / qgc_lut_chunk_k(f) / g->ksplit;
+  return f == QGEMV_NF4 && chunks_per_cta == 1 ? QGC_LUT_L2PF_BATCHES : 0;
+}
+
 int qgc_layout_pref_parse(const char *s, qgc_layout_pref *pref) {
   if (s == NULL || *s == '\0' || strcmp(s, "auto") == 0)
     *pref = QGC_LAYOUT_AUTO;
