@@ -27,6 +27,7 @@
  * small k (three blocks) and drops the others.
  */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,12 @@ START_TEST(test_selection) {
   qgemv_device_info info;
   EXPECT_OK(qgemv_ctx_info(ctx, &info));
   EXPECT(strcmp(info.isa, best) == 0, "the default level is %s, the best available is %s", info.isa, best);
+  /* The read probe reads with the best level's readers, one stream and two
+   * (under qemu the NEON ones, which nothing else here runs): a positive,
+   * finite rate over 1 MiB; the rate itself is the benchmark's business. */
+  double gbs = -1.0;
+  EXPECT_OK(qgemv_measure_read_bandwidth(ctx, (size_t)1 << 20, &gbs));
+  EXPECT(isfinite(gbs) && gbs > 0.0, "read bandwidth %g GB/s", gbs);
   qgemv_close(ctx);
 }
 END_TEST

@@ -145,6 +145,25 @@ static uint64_t neon_read_stream(const void *buf, size_t bytes) {
   return vgetq_lane_u64(a, 0) ^ vgetq_lane_u64(a, 1);
 }
 
+/* The two halves of the buffer in lockstep (bytes a multiple of 256:
+ * halves of 128), two 32-byte pair loads of each per step, as
+ * avx512_read_stream2; run under qemu (arm-check: test_cpu_levels' probe
+ * call), not yet timed on an Arm machine. */
+static uint64_t neon_read_stream2(const void *buf, size_t bytes) {
+  const uint64_t *p = buf, *q = p + bytes / 16;
+  uint64x2_t a0 = vdupq_n_u64(0), a1 = a0, a2 = a0, a3 = a0;
+  for (size_t i = 0; i < bytes / 16; i += 8) {
+    uint64x2x2_t v0 = vld1q_u64_x2(p + i), v1 = vld1q_u64_x2(p + i + 4);
+    uint64x2x2_t v2 = vld1q_u64_x2(q + i), v3 = vld1q_u64_x2(q + i + 4);
+    a0 = veorq_u64(a0, veorq_u64(v0.val[0], v0.val[1]));
+    a1 = veorq_u64(a1, veorq_u64(v1.val[0], v1.val[1]));
+    a2 = veorq_u64(a2, veorq_u64(v2.val[0], v2.val[1]));
+    a3 = veorq_u64(a3, veorq_u64(v3.val[0], v3.val[1]));
+  }
+  uint64x2_t a = veorq_u64(veorq_u64(a0, a1), veorq_u64(a2, a3));
+  return vgetq_lane_u64(a, 0) ^ vgetq_lane_u64(a, 1);
+}
+
 const qg_cpu_level qg_cpu_level_neon = {
     .name = "neon",
     .wants_double = false,
@@ -152,6 +171,7 @@ const qg_cpu_level qg_cpu_level_neon = {
     .kernels = QG_TMPL_KERNELS,
     .x_order = neon_x_order,
     .read_stream = neon_read_stream,
+    .read_stream2 = neon_read_stream2,
 };
 
 /* NF4 as above; Q2_0 by integer dot products (q2_sdot.c), x in natural order. */
@@ -171,6 +191,7 @@ const qg_cpu_level qg_cpu_level_neondot = {
                 [QG_LAYOUT_Q2_G128] = {.rows = qg_q2_sdot_rows_g128, .group_rows = 4, .xfix = qg_xfix_term_portable}},
     .x_order = neondot_x_order,
     .read_stream = neon_read_stream,
+    .read_stream2 = neon_read_stream2,
 };
 #else
 #include "cpu.h"
