@@ -8,7 +8,9 @@
  *   graph_floor [NODES]     (default 64 kernel nodes a graph)
  * Per case: us per node (median of 15 replays of a graph of NODES nodes),
  * for one kernel a call and for two (a main kernel and a one-CTA finish,
- * as the lookup-table form launches). */
+ * as the lookup-table form launches); the last three cases add a matvec's
+ * steps after the wait one at a time (CHAIN below; not yet run: v41 ran
+ * the cases before them). */
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,14 @@
 /* READ > 0: each CTA reads READ 16-byte words of src (the sum kept so the
  * loads stay), so a case adds a small shape's bytes to the floor: 64 KB a
  * CTA on 132 SMs is 8.6 MB, about 4096 x 4096 in NF4 (9.4 MB). */
-__global__ void node_kernel(const uint4 *src, int read, unsigned *sink, int pdl) {
+/* CHAIN (the steps a matvec adds after the wait, to split a small call's
+ * time beyond the read): bit 1, stage x: every CTA copies the same 16 KB
+ * (an activation row of 4096 f32; L2 hits after the first CTA) into shared
+ * memory and syncs; bit 2, sum and store: the threads' values meet in
+ * shared memory (a warp shuffle, then warp 0) and each CTA writes 32
+ * outputs, as a CTA's rows of y. */
+constexpr int kXWords = 1024; /* 16 KB */
+__global__ void node_kernel(const uint4 *src, int read, unsigned *sink, int pdl, const uint4 *x, int chain) {
   extern __shared__ char smem[];
   if (pdl) asm volatile("griddepcontrol.launch_dependents;");
   /* PDL 2: the reads before the wait, as the lookup-table kernel issues
@@ -51,17 +60,36 @@ __global__ void node_kernel(const uint4 *src, int read, unsigned *sink, int pdl)
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   if (pdl == 2) asm volatile("griddepcontrol.wait;" ::: "memory");
+  if (chain & 1) {
+    uint4 *xs = reinterpret_cast<uint4 *>(smem);
+    for (int j = threadIdx.x; j < kXWords; j += blockDim.x) xs[j] = __ldg(x + j);
+    __syncthreads();
+    const uint4 v = xs[(threadIdx.x * 7) % kXWords];
+    acc += v.x ^ v.w;
+  }
+  if (chain & 2) {
+    unsigned *red = reinterpret_cast<unsigned *>(smem) + 4 * kXWords;
+    for (int h = 16; h >= 1; h >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, h);
+    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = acc;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      unsigned t = 0;
+      for (int w = 0; w < (int)blockDim.x / 32; w++) t += red[w] * (unsigned)(w + threadIdx.x);
+      sink[blockIdx.x * 32 + threadIdx.x] = t;
+    }
+    return;
+  }
   if (acc == 0x9e3779b9u) sink[blockIdx.x] = acc; /* almost never: keeps the loads */
   if (threadIdx.x == 0 && read < 0) smem[0] = 1;  /* never: keeps the shared memory */
 }
 
 struct Case {
   const char *name;
-  int grid, block, smem_kb, read, pdl, finish;
+  int grid, block, smem_kb, read, pdl, finish, chain;
 };
 
 static void launch(const Case &c, int grid, int block, int smem, int read, const uint4 *src, unsigned *sink,
-                   cudaStream_t s) {
+                   const uint4 *x, int chain, cudaStream_t s) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(grid);
   cfg.blockDim = dim3(block);
@@ -72,7 +100,7 @@ static void launch(const Case &c, int grid, int block, int smem, int read, const
   at[0].val.programmaticStreamSerializationAllowed = 1;
   cfg.attrs = at;
   cfg.numAttrs = c.pdl ? 1 : 0;
-  CK(cudaLaunchKernelEx(&cfg, node_kernel, src, read, sink, c.pdl));
+  CK(cudaLaunchKernelEx(&cfg, node_kernel, src, read, sink, c.pdl, x, chain));
 }
 
 int main(int argc, char **argv) {
@@ -86,16 +114,19 @@ int main(int argc, char **argv) {
   const int sms = prop.multiProcessorCount;
   CK(cudaFuncSetAttribute(node_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 224 * 1024));
   const Case cases[] = {
-      {"1 CTA x 32, no smem", 1, 32, 0, 0, 0, 0},
-      {"1 CTA x 32, no smem, PDL", 1, 32, 0, 0, 1, 0},
-      {"SMs x 448, 224 KB", sms, 448, 224, 0, 0, 0},
-      {"SMs x 448, 224 KB, PDL", sms, 448, 224, 0, 1, 0},
-      {"SMs x 512, 192 KB, PDL, + finish", sms, 512, 192, 0, 1, 1},
-      {"SMs x 512, 192 KB, PDL, 16 KB a CTA", sms, 512, 192, 1024, 1, 0},
-      {"SMs x 512, 192 KB, PDL, 64 KB a CTA", sms, 512, 192, 4096, 1, 0},
-      {"SMs x 512, 192 KB, PDL, 64 KB + finish", sms, 512, 192, 4096, 1, 1},
-      {"SMs x 512, 192 KB, PDL, 64 KB before wait", sms, 512, 192, 4096, 2, 0},
-      {"SMs x 512, 192 KB, PDL, 64 KB before wait + finish", sms, 512, 192, 4096, 2, 1},
+      {"1 CTA x 32, no smem", 1, 32, 0, 0, 0, 0, 0},
+      {"1 CTA x 32, no smem, PDL", 1, 32, 0, 0, 1, 0, 0},
+      {"SMs x 448, 224 KB", sms, 448, 224, 0, 0, 0, 0},
+      {"SMs x 448, 224 KB, PDL", sms, 448, 224, 0, 1, 0, 0},
+      {"SMs x 512, 192 KB, PDL, + finish", sms, 512, 192, 0, 1, 1, 0},
+      {"SMs x 512, 192 KB, PDL, 16 KB a CTA", sms, 512, 192, 1024, 1, 0, 0},
+      {"SMs x 512, 192 KB, PDL, 64 KB a CTA", sms, 512, 192, 4096, 1, 0, 0},
+      {"SMs x 512, 192 KB, PDL, 64 KB + finish", sms, 512, 192, 4096, 1, 1, 0},
+      {"SMs x 512, 192 KB, PDL, 64 KB before wait", sms, 512, 192, 4096, 2, 0, 0},
+      {"SMs x 512, 192 KB, PDL, 64 KB before wait + finish", sms, 512, 192, 4096, 2, 1, 0},
+      {"  ... + x to shared memory", sms, 512, 192, 4096, 2, 0, 1},
+      {"  ... + x + sum and store", sms, 512, 192, 4096, 2, 0, 3},
+      {"  ... + x + sum and store + finish", sms, 512, 192, 4096, 2, 1, 3},
   };
   /* rotating sources beyond L2 (the reads, when a case has them) */
   const size_t per = (size_t)sms * 4096 * sizeof(uint4);
@@ -104,7 +135,10 @@ int main(int argc, char **argv) {
   unsigned *sink;
   CK(cudaMalloc(&src, per * copies));
   CK(cudaMemset(src, 1, per * copies));
-  CK(cudaMalloc(&sink, sizeof(unsigned) * (size_t)sms));
+  CK(cudaMalloc(&sink, sizeof(unsigned) * 32 * (size_t)sms));
+  uint4 *x;
+  CK(cudaMalloc(&x, sizeof(uint4) * kXWords));
+  CK(cudaMemset(x, 2, sizeof(uint4) * kXWords));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   printf("graph_floor: %s, %d SMs, %d kernel calls a graph, us a call (median of 15 replays)\n", prop.name, sms,
@@ -115,8 +149,8 @@ int main(int argc, char **argv) {
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
     for (int i = 0; i < nodes; i++) {
       const uint4 *from = src + (size_t)(i % copies) * (per / sizeof(uint4));
-      launch(c, c.grid, c.block, c.smem_kb * 1024, c.read, from, sink, s);
-      if (c.finish) launch(c, 1, 256, 0, 0, from, sink, s);
+      launch(c, c.grid, c.block, c.smem_kb * 1024, c.read, from, sink, x, c.chain, s);
+      if (c.finish) launch(c, 1, 256, 0, 0, from, sink, x, 0, s);
     }
     CK(cudaStreamEndCapture(s, &g));
     CK(cudaGraphInstantiate(&ge, g, 0));
