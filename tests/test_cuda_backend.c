@@ -804,7 +804,7 @@ static const char *form_of(qgemv_ctx *c, qgemv_format f, int64_t n, int64_t k, i
  * weight uploaded for m = 1 whose k-split fills 3/4 of the SMs in one wave
  * at R 2048 or 1024 (28672 x 8192 NF4: 112 CTAs of R 2048, S 8; 4096 x
  * 4096 NF4: 64 of R 1024 x S 16, or on 128 SMs or more 128 of R 512, which
- * is not taken automatically until measured); under QGEMV_CUDA_LAYOUT=lut
+ * is not taken automatically: no faster than the tiles, v41); under QGEMV_CUDA_LAYOUT=lut
  * wherever n is a multiple of 1024 and k of the chunk (NF4 256, Q2_0 512);
  * never on a device without its 192 KB of shared memory a block. */
 START_TEST(test_lut_forms) {
@@ -843,16 +843,22 @@ END_TEST
 /* Every dtype and norm combination through the LUT form on shapes of every
  * unit size and several k-splits (on 132 SMs: R 512 for the first three;
  * 3072 x 8192 NF4 R 1024 S 32; 14336 x 4096 NF4 R 2048 S 16, Q2_0 R 1024
- * S 8); row r of a batched call bit-identical to m = 1 on row r (one pass
- * a row) and a second run to the first. */
+ * S 8; at those five every NF4 CTA sums one chunk, so NF4 takes the
+ * kernels with the L2 prefetch (qgc_lut_l2pf); the last two give NF4 CTAs
+ * two chunks, the kernels without it that 28672 x 8192 and 8192 x 28672
+ * take: 3072 x 16384 R 1024 S 32, 18432 x 4096 R 2048 S 8); row r of a
+ * batched call bit-identical to m = 1 on row r (one pass a row) and a
+ * second run to the first. */
 START_TEST(test_lut_combinations) {
   const int fi = _i;
   if (!lut_device) return;
-  static const int64_t shapes[][3] = {{1024, 1024, 1}, {2048, 4096, 3}, {3072, 2560, 2}, {3072, 8192, 1}, {14336, 4096, 1}};
+  static const int64_t shapes[][3] = {{1024, 1024, 1}, {2048, 4096, 3}, {3072, 2560, 2},  {3072, 8192, 1},
+                                      {14336, 4096, 1}, {3072, 16384, 1}, {18432, 4096, 1}};
   qgemv_ctx *const base = ctx;
   ctx = lut_ctx;
   int iter = 0;
-  for (int si = 0; si < (quick ? 2 : 5); si++)
+  const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+  for (int si = 0; si < (quick ? 2 : nshapes); si++)
     for (int mode = 0; mode < 12; mode++, iter++) {
       const int64_t n = shapes[si][0], k = shapes[si][1], m = shapes[si][2];
       const qgemv_dtype xt = (qgemv_dtype)(mode & 1), yt = (qgemv_dtype)((mode >> 1) & 1);

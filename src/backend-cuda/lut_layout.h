@@ -63,8 +63,8 @@ int qgc_lut_shape_ok(qgemv_format f, int64_t n, int64_t k);
 int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, int min_rows, qgc_lut_geom *g);
 /* min_rows for QGEMV_CUDA_LAYOUT=lut, and for the automatic choice: R 512
  * (4096 x 4096 on 132 SMs: 128 CTAs where R 1024 makes 64) is not taken
- * automatically until it is measured against the tiles (bench/NOTES.md
- * v40), so that choice is the one before R 512 existed. */
+ * automatically: there it was no faster than the tiles (H100,
+ * bench/NOTES.md v41), so that choice is the one before R 512 existed. */
 #define QGC_LUT_ROWS_MIN 512
 #define QGC_LUT_AUTO_ROWS_MIN 1024
 /* Whether a geometry fills at least 3/4 of the SMs in one wave (with
