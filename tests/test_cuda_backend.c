@@ -857,9 +857,15 @@ START_TEST(test_lut_combinations) {
   qgemv_ctx *const base = ctx;
   ctx = lut_ctx;
   int iter = 0;
-  const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+  const int nshapes = (int)(sizeof shapes / sizeof shapes[0]), first_two_chunk = nshapes - 2;
   for (int si = 0; si < (quick ? 2 : nshapes); si++)
     for (int mode = 0; mode < 12; mode++, iter++) {
+      /* the last two shapes are there for NF4's kernels without the
+       * prefetch; x's dtype and the norm pick the kernel, y's only the
+       * store: six modes (y's dtype x's) reach all six, and keep the
+       * suite inside lut-lib-run.sh's limit (v42: all 12 modes of all
+       * three formats at both shapes cut it at 540 s) */
+      if (si >= first_two_chunk && (tu_format(fi).format != QGEMV_NF4 || ((mode ^ (mode >> 1)) & 1))) continue;
       const int64_t n = shapes[si][0], k = shapes[si][1], m = shapes[si][2];
       const qgemv_dtype xt = (qgemv_dtype)(mode & 1), yt = (qgemv_dtype)((mode >> 1) & 1);
       const int norm = mode >> 2; /* off, gamma f32, gamma bf16 */
