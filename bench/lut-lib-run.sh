@@ -7,7 +7,10 @@
 # Steps, each under its own limit, none started after LUT_LIB_DEADLINE
 # seconds (default 540):
 #   test      test_cuda_backend (its LUT cases among the rest; LUT_LIB_CASE=lut:
-#             the LUT's case alone), under LUT_LIB_TEST_S seconds (default 540)
+#             the LUT's case alone, =lut_stream the stream split's), under
+#             LUT_LIB_TEST_S seconds (default 540: the whole suite may need
+#             more since v42, so run the gpu case and the LUT cases in two
+#             calls, LUT_LIB_CASE=gpu, then lut and lut_stream)
 #   verify    QGEMV_CUDA_LAYOUT=lut qgemv verify --backend cuda
 #   bench     qgemv bench --graph, m = 1, the shapes, every format,
 #             f32 and bf16 x: the default choice (the LUT where it fills the
@@ -44,8 +47,9 @@ steps=${LUT_LIB_STEPS:-test verify bench batched sanitize norm}
 want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
 if want test; then
   # CK_RUN_CASE only when named: set but empty, Check runs no case at all
-  # the whole suite took 415 s on an H100 beside a racecheck (v41; two LUT
-  # shapes more since): 240 s cut it;
+  # the whole suite took 415 s on an H100 beside a racecheck (v41); with
+  # c05a0af's two LUT shapes 540 s cut it (v42), and the LUT case alone
+  # then took 241 s;
   # the log names each test as it passes, so a cut run still says how far it got
   CK_FORK=no CK_VERBOSITY=verbose CK_LOG_FILE_NAME="$out/test-log.txt" env ${LUT_LIB_CASE:+CK_RUN_CASE=$LUT_LIB_CASE} \
     timeout "${LUT_LIB_TEST_S:-540}" "$here/test_cuda_backend" > "$out/test.txt" 2>&1
