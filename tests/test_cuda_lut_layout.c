@@ -608,7 +608,9 @@ START_TEST(test_stream_choice) {
              (long long)g.units, g.ksplit, c[i].slots);
       EXPECT(qgc_lut_fills(&g, c[i].sms) && qgc_lut_l2pf(c[i].f, &g, c[i].k) == 0, "case %zu: fills / prefetch", i);
     } else {
-      EXPECT(memcmp(&g, &even, sizeof g) == 0, "case %zu: the geometry changed without the stream split", i);
+      EXPECT(g.nb == even.nb && g.rows == even.rows && g.ksplit == even.ksplit && g.units == even.units &&
+                 g.stream == even.stream,
+             "case %zu: the geometry changed without the stream split", i);
     }
   }
   /* the costs themselves */
