@@ -857,6 +857,32 @@ START_TEST(test_lut_forms) {
 }
 END_TEST
 
+/* A LUT-form call on p (its weight, x, gamma): y against the oracle, a
+ * second run equal to the first, and each row of the batch equal to m = 1
+ * on that row (the form runs one pass a row). */
+static void check_lut_call(const problem *p, qgemv_dtype yt, const char *what, const char *format) {
+  const int64_t n = p->hw.desc.n, k = p->hw.desc.k, m = p->m;
+  tu_guarded all = run_guarded(p->w, p->x, p->g, yt, m, n);
+  check_contract(p, yt, all.mem, what);
+  tu_guarded again = run_guarded(p->w, p->x, p->g, yt, m, n);
+  const size_t rb = (size_t)n * tu_dtype_size(yt);
+  ck_assert_msg(memcmp(all.mem, again.mem, (size_t)m * rb) == 0, "%s %s %lldx%lld x=%s y=%s norm=%s: two runs differ",
+                what, format, (long long)n, (long long)k, dt(p->xt), dt(yt),
+                p->g ? dt(p->gt) : "off");
+  for (int64_t r = 0; r < m; r++) {
+    qgemv_tensor *xr = wrap_at(p->x, (size_t)(r * k) * tu_dtype_size(p->xt), p->xt, 1, k);
+    tu_guarded one = run_guarded(p->w, xr, p->g, yt, 1, n);
+    ck_assert_msg(memcmp(one.mem, all.mem + (size_t)r * rb, rb) == 0,
+                  "%s %s %lldx%lld x=%s y=%s norm=%s: row %lld of m=%lld differs from m=1", what,
+                  format, (long long)n, (long long)k, dt(p->xt), dt(yt), p->g ? dt(p->gt) : "off",
+                  (long long)r, (long long)m);
+    tu_guarded_free(&one);
+    qgemv_tensor_free(xr);
+  }
+  tu_guarded_free(&all);
+  tu_guarded_free(&again);
+}
+
 /* Every dtype and norm combination through the LUT form on shapes of every
  * unit size and several k-splits (on 132 SMs: R 512 for the first three;
  * 3072 x 8192 NF4 R 1024 S 32; 14336 x 4096 NF4 R 2048 S 16, Q2_0 R 1024
@@ -890,22 +916,7 @@ START_TEST(test_lut_combinations) {
       problem_make(&p, 900 + (uint64_t)iter, (dist_kind)(iter % DIST_COUNT), fi, n, k, m, xt, norm != 0,
                    norm == 2 ? QGEMV_BF16 : QGEMV_F32);
       ck_assert_str_eq(qgemv_weight_form(p.w), "lut");
-      tu_guarded all = run_guarded(p.w, p.x, p.g, yt, m, n);
-      check_contract(&p, yt, all.mem, "lut");
-      tu_guarded again = run_guarded(p.w, p.x, p.g, yt, m, n);
-      const size_t rb = (size_t)n * tu_dtype_size(yt);
-      ck_assert_msg(memcmp(all.mem, again.mem, (size_t)m * rb) == 0, "lut %s: two runs differ", tu_format(fi).name);
-      for (int64_t r = 0; r < m; r++) {
-        qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * tu_dtype_size(xt), xt, 1, k);
-        tu_guarded one = run_guarded(p.w, xr, p.g, yt, 1, n);
-        ck_assert_msg(memcmp(one.mem, all.mem + (size_t)r * rb, rb) == 0,
-                      "lut %s %lldx%lld: row %lld of m=%lld differs from m=1", tu_format(fi).name, (long long)n,
-                      (long long)k, (long long)r, (long long)m);
-        tu_guarded_free(&one);
-        qgemv_tensor_free(xr);
-      }
-      tu_guarded_free(&all);
-      tu_guarded_free(&again);
+      check_lut_call(&p, yt, "lut", tu_format(fi).name);
       problem_free(&p);
     }
   ctx = base;
@@ -936,21 +947,7 @@ START_TEST(test_lut_stream) {
       rng r = {4242u + (uint64_t)mode};
       problem_set_x(&p, &r, (dist_kind)(mode % DIST_COUNT), m, xt, norm != 0, norm == 2 ? QGEMV_BF16 : QGEMV_F32);
     }
-    tu_guarded all = run_guarded(p.w, p.x, p.g, yt, m, n);
-    check_contract(&p, yt, all.mem, "lut stream");
-    tu_guarded again = run_guarded(p.w, p.x, p.g, yt, m, n);
-    const size_t rb = (size_t)n * tu_dtype_size(yt);
-    ck_assert_msg(memcmp(all.mem, again.mem, (size_t)m * rb) == 0, "lut stream mode %d: two runs differ", mode);
-    for (int64_t r = 0; r < m; r++) {
-      qgemv_tensor *xr = wrap_at(p.x, (size_t)(r * k) * tu_dtype_size(xt), xt, 1, k);
-      tu_guarded one = run_guarded(p.w, xr, p.g, yt, 1, n);
-      ck_assert_msg(memcmp(one.mem, all.mem + (size_t)r * rb, rb) == 0, "lut stream mode %d: row %lld of m=2 differs",
-                    mode, (long long)r);
-      tu_guarded_free(&one);
-      qgemv_tensor_free(xr);
-    }
-    tu_guarded_free(&all);
-    tu_guarded_free(&again);
+    check_lut_call(&p, yt, "lut stream", tu_format(0).name);
   }
   problem_free(&p);
   ctx = base;

@@ -296,6 +296,18 @@ static double worst_ratio(const float *y, const double *ref, const double *bound
   return worst;
 }
 
+/* y (emulated under the split named by `split`) within the contract
+ * against the oracle's ref; the message names the case. */
+static void expect_within(const float *y, const double *ref, const double *bound, int64_t n, const char *what,
+                          const char *xname, int pattern, const char *nname, const char *split) {
+  int64_t at;
+  const double worst = worst_ratio(y, ref, bound, n, &at);
+  EXPECT(worst <= 1.0,
+         "%s, x %s (%s), norm %s, %s: %.3g of the allowed error at row %lld: emulated %.9g, oracle %.9g, "
+         "allowed +-%.3g",
+         what, xname, pattern_name(pattern), nname, split, worst, (long long)at, y[at], ref[at], 1e-3 * bound[at]);
+}
+
 /* x of both dtypes and every norm (the kernel's XBF x NORM instances) on
  * one weight, checked for every k-split S the layout allows. */
 static void check_weight(const qgemv_weight_desc *d, const lut_image *im, rng *r, int pattern, const char *what) {
@@ -326,17 +338,13 @@ static void check_weight(const qgemv_weight_desc *d, const lut_image *im, rng *r
       }
       EXPECT_OK(qgemv_reference_matvec(d, 1, xt_dtype, xb, gt, norm ? gb : NULL, eps, ref, bound));
       chunk_sums(d, im, xt, cs);
+      const char *xname = xd ? "bf16" : "f32", *nname = norm == 0 ? "off" : norm == 1 ? "f32 gamma" : "bf16 gamma";
       for (int S = 1; S <= QGC_LUT_MAX_SPLIT && S <= chunks; S++) {
         if (chunks % S) continue;
         finish(cs, norm ? ssc : NULL, n, k, chunks, S, eps, y);
-        int64_t at;
-        const double worst = worst_ratio(y, ref, bound, n, &at);
-        EXPECT(worst <= 1.0,
-               "%s, x %s (%s), norm %s, S %d: %.3g of the allowed error at row %lld: emulated %.9g, oracle %.9g, "
-               "allowed +-%.3g",
-               what, xd ? "bf16" : "f32", pattern_name(pattern),
-               norm == 0 ? "off" : norm == 1 ? "f32 gamma" : "bf16 gamma", S, worst, (long long)at, y[at], ref[at],
-               1e-3 * bound[at]);
+        char split[48];
+        snprintf(split, sizeof split, "S %d", S);
+        expect_within(y, ref, bound, n, what, xname, pattern, nname, split);
       }
       /* the stream split: rows of 1024 in 4 batches (n is a multiple of
        * 1024 here; the kernel's R 2048 adds the same way), CTAs that
@@ -346,14 +354,9 @@ static void check_weight(const qgemv_weight_desc *d, const lut_image *im, rng *r
         const int64_t ctas = stream_ctas[i];
         if (ctas > n / 1024 * chunks * 4) continue;
         finish_stream(cs, norm ? ssc : NULL, n, k, chunks, 1024, 4, ctas, eps, y);
-        int64_t at;
-        const double worst = worst_ratio(y, ref, bound, n, &at);
-        EXPECT(worst <= 1.0,
-               "%s, x %s (%s), norm %s, stream split over %lld CTAs: %.3g of the allowed error at row %lld: emulated "
-               "%.9g, oracle %.9g, allowed +-%.3g",
-               what, xd ? "bf16" : "f32", pattern_name(pattern),
-               norm == 0 ? "off" : norm == 1 ? "f32 gamma" : "bf16 gamma", (long long)ctas, worst, (long long)at,
-               y[at], ref[at], 1e-3 * bound[at]);
+        char split[48];
+        snprintf(split, sizeof split, "stream split over %lld CTAs", (long long)ctas);
+        expect_within(y, ref, bound, n, what, xname, pattern, nname, split);
       }
       free(xb);
       free(gb);

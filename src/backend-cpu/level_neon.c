@@ -129,6 +129,16 @@ static void neon_x_order(qg_layout_id id, qg_cpu_xorder *out) {
     qg_cpu_xorder_transpose(16, 4, out);
 }
 
+/* The read probe's folds: a pair load into its accumulator, and the four
+ * accumulators into one word (every 64-bit word of the buffer XORed in). */
+static inline uint64x2_t fold_pair(uint64x2_t acc, uint64x2x2_t v) {
+  return veorq_u64(acc, veorq_u64(v.val[0], v.val[1]));
+}
+static inline uint64_t fold_lanes(uint64x2_t a0, uint64x2_t a1, uint64x2_t a2, uint64x2_t a3) {
+  const uint64x2_t a = veorq_u64(veorq_u64(a0, a1), veorq_u64(a2, a3));
+  return vgetq_lane_u64(a, 0) ^ vgetq_lane_u64(a, 1);
+}
+
 /* Four independent 16-byte pair loads per step (see avx2_read_stream). */
 static uint64_t neon_read_stream(const void *buf, size_t bytes) {
   const uint64_t *p = buf;
@@ -136,13 +146,12 @@ static uint64_t neon_read_stream(const void *buf, size_t bytes) {
   for (size_t i = 0; i < bytes / 8; i += 16) {
     uint64x2x2_t v0 = vld1q_u64_x2(p + i), v1 = vld1q_u64_x2(p + i + 4);
     uint64x2x2_t v2 = vld1q_u64_x2(p + i + 8), v3 = vld1q_u64_x2(p + i + 12);
-    a0 = veorq_u64(a0, veorq_u64(v0.val[0], v0.val[1]));
-    a1 = veorq_u64(a1, veorq_u64(v1.val[0], v1.val[1]));
-    a2 = veorq_u64(a2, veorq_u64(v2.val[0], v2.val[1]));
-    a3 = veorq_u64(a3, veorq_u64(v3.val[0], v3.val[1]));
+    a0 = fold_pair(a0, v0);
+    a1 = fold_pair(a1, v1);
+    a2 = fold_pair(a2, v2);
+    a3 = fold_pair(a3, v3);
   }
-  uint64x2_t a = veorq_u64(veorq_u64(a0, a1), veorq_u64(a2, a3));
-  return vgetq_lane_u64(a, 0) ^ vgetq_lane_u64(a, 1);
+  return fold_lanes(a0, a1, a2, a3);
 }
 
 /* The two halves of the buffer in lockstep (bytes a multiple of 256:
@@ -155,13 +164,12 @@ static uint64_t neon_read_stream2(const void *buf, size_t bytes) {
   for (size_t i = 0; i < bytes / 16; i += 8) {
     uint64x2x2_t v0 = vld1q_u64_x2(p + i), v1 = vld1q_u64_x2(p + i + 4);
     uint64x2x2_t v2 = vld1q_u64_x2(q + i), v3 = vld1q_u64_x2(q + i + 4);
-    a0 = veorq_u64(a0, veorq_u64(v0.val[0], v0.val[1]));
-    a1 = veorq_u64(a1, veorq_u64(v1.val[0], v1.val[1]));
-    a2 = veorq_u64(a2, veorq_u64(v2.val[0], v2.val[1]));
-    a3 = veorq_u64(a3, veorq_u64(v3.val[0], v3.val[1]));
+    a0 = fold_pair(a0, v0);
+    a1 = fold_pair(a1, v1);
+    a2 = fold_pair(a2, v2);
+    a3 = fold_pair(a3, v3);
   }
-  uint64x2_t a = veorq_u64(veorq_u64(a0, a1), veorq_u64(a2, a3));
-  return vgetq_lane_u64(a, 0) ^ vgetq_lane_u64(a, 1);
+  return fold_lanes(a0, a1, a2, a3);
 }
 
 const qg_cpu_level qg_cpu_level_neon = {

@@ -230,6 +230,19 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
       sw[g] = lut_ldg_scales<!NF4>(p.scales, so + (size_t)g * NBLK);
     }
   };
+  /* the batch in flight, summed once load_next has put the next one in
+   * flight (its registers are free as soon as they are copied) */
+  auto sum_batch = [&](auto &&load_next) {
+    uint4 cur[RG];
+    float4 scur[RG];
+#pragma unroll
+    for (int g = 0; g < RG; ++g) {
+      cur[g] = cw[g];
+      scur[g] = sw[g];
+    }
+    load_next();
+    return (double)lut_batch_sum<RG>(cur, scur, lane_base, lane);
+  };
   if constexpr (!SK) {
     auto load = [&](int c, int b) { load_rows(row0, c, b); };
     const int c_end = (ks + 1) * cpu;
@@ -266,18 +279,12 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
 #pragma unroll
       for (int b = 0; b < NB; ++b) {
         if (PF > 0 && threadIdx.x == 0) prefetch((c - ks * cpu) * NB + b + PF);
-        uint4 cur[RG];
-        float4 scur[RG];
-#pragma unroll
-        for (int g = 0; g < RG; ++g) {
-          cur[g] = cw[g];
-          scur[g] = sw[g];
-        }
-        if (b + 1 < NB)
-          load(c, b + 1);
-        else if (c + 1 < c_end) /* the next chunk's first batch, across its build */
-          load(c + 1, 0);
-        acc[b] += (double)lut_batch_sum<RG>(cur, scur, lane_base, lane);
+        acc[b] += sum_batch([&] {
+          if (b + 1 < NB)
+            load(c, b + 1);
+          else if (c + 1 < c_end) /* the next chunk's first batch, across its build */
+            load(c + 1, 0);
+        });
       }
     }
 #pragma unroll
@@ -312,18 +319,12 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
 #pragma unroll
       for (int b = 0; b < NB; ++b) {
         if (b < b0 || b >= b_end) continue;
-        uint4 cur[RG];
-        float4 scur[RG];
-#pragma unroll
-        for (int g = 0; g < RG; ++g) {
-          cur[g] = cw[g];
-          scur[g] = sw[g];
-        }
-        if (b + 1 < b_end)
-          load_rows(u * p.rows_per_unit, c, b + 1);
-        else if (left > b_end - b0) /* the run goes on: the next chunk's first batch, across its build */
-          load_rows(un * p.rows_per_unit, cn, 0);
-        acc[b] += (double)lut_batch_sum<RG>(cur, scur, lane_base, lane);
+        acc[b] += sum_batch([&] {
+          if (b + 1 < b_end)
+            load_rows(u * p.rows_per_unit, c, b + 1);
+          else if (left > b_end - b0) /* the run goes on: the next chunk's first batch, across its build */
+            load_rows(un * p.rows_per_unit, cn, 0);
+        });
       }
       left -= b_end - b0;
       if (left == 0 || cn == 0) { /* the run or the row unit ends: its partial rows */

@@ -76,6 +76,8 @@ QGC_LUT_HD int64_t qgc_lut_stream_begin(int64_t b, int64_t ctas, int64_t work) {
 QGC_LUT_HD int64_t qgc_lut_stream_cta(int64_t t, int64_t ctas, int64_t work) { return ((t + 1) * ctas - 1) / work; }
 /* The most CTAs that share one row unit (per_unit batch-units each). */
 int qgc_lut_stream_slots(int64_t row_units, int64_t per_unit, int64_t ctas);
+/* The stream split's batches a chunk (its kernels: NF4 at R 2048 only). */
+#define QGC_LUT_STREAM_NB 8
 
 /* Whether the layout can hold a weight of this shape: n a multiple of
  * 1024 and k of the chunk (NF4 256, Q2_0 512). */

@@ -48,7 +48,7 @@ const std::array<LutFn, kNbs * 2 * kNorms> kLutPfFns =
  * [x][norm] */
 template <int I>
 constexpr LutFn lut_sk_fn() {
-  return qgc::lut_kernel<QG_LAYOUT_NF4, 8, (I / kNorms) % 2 == 1, I % kNorms, 0, true>;
+  return qgc::lut_kernel<QG_LAYOUT_NF4, QGC_LUT_STREAM_NB, (I / kNorms) % 2 == 1, I % kNorms, 0, true>;
 }
 template <int... I>
 constexpr std::array<LutFn, sizeof...(I)> lut_sk_table(std::integer_sequence<int, I...>) {
@@ -58,7 +58,7 @@ const std::array<LutFn, 2 * kNorms> kLutSkFns = lut_sk_table(std::make_integer_s
 
 /* pf: qgc_lut_l2pf's batches, 0 or QGC_LUT_L2PF_BATCHES (NF4 only) */
 LutFn lut_pick(qg_layout_id id, int nb, bool x_bf16, int norm, int pf, bool stream) {
-  if (stream) return id == QG_LAYOUT_NF4 && nb == 8 ? kLutSkFns[x_bf16 * kNorms + norm] : nullptr;
+  if (stream) return id == QG_LAYOUT_NF4 && nb == QGC_LUT_STREAM_NB ? kLutSkFns[x_bf16 * kNorms + norm] : nullptr;
   const int nbi = nb == 8 ? 0 : nb == 4 ? 1 : 2;
   if (pf > 0) return id == QG_LAYOUT_NF4 ? kLutPfFns[(nbi * 2 + x_bf16) * kNorms + norm] : nullptr;
   return kLutFns[(((int)id * kNbs + nbi) * 2 + x_bf16) * kNorms + norm];

@@ -40,8 +40,7 @@ int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, int min_rows, 
   return best.units > 0;
 }
 
-/* The stream split's kernels: NF4 at R 2048 (lut_matvec.cu) */
-#define STREAM_NB 8
+#define STREAM_NB QGC_LUT_STREAM_NB
 #define STREAM_ROWS (QGC_LUT_WARPS * QGC_LUT_BATCH * STREAM_NB)
 
 int qgc_lut_stream_slots(int64_t row_units, int64_t per_unit, int64_t ctas) {
