@@ -15,6 +15,13 @@ across a file). Exit status 1 if any kernel differs or has no reference.
 A kernel whose name the reference file has as it is (a reference built
 with PF in the names, v41 on) is compared with that one; lut_kernel's SK
 = false is matched to names without SK (v42).
+
+With --loops FILE.ptx [SUBSTRING]: for each LUT kernel (whose name holds
+SUBSTRING), the loops that hold table lookups, as PTX instructions between
+the loop's label and its back branch, with their lookups, global loads,
+div/rem and 64-bit operations: a static count (each path of a branch
+counted, a PTX div.u64 one instruction though SASS calls a routine), for
+comparing the loops of two kernels before they run (bench/NOTES.md v43).
 """
 import re
 import sys
@@ -33,9 +40,44 @@ def entries(path):
     return out
 
 
+def lookup_loops(body):
+    """(instructions, lookups, global loads, div/rem, 64-bit ops) of each
+    loop (a label and a later branch back to it) that holds a lookup."""
+    lines = [line.strip() for line in body.split("\n")]
+    labels = {}
+    for i, line in enumerate(lines):
+        m = re.match(r"(\$L__BB\d*_\d+):", line)
+        if m:
+            labels[m.group(1)] = i
+    found = []
+    for i, line in enumerate(lines):
+        m = re.search(r"bra(?:\.uni)?\s+(\$L__BB\d*_\d+);", line)
+        if not m or labels.get(m.group(1), i) >= i:
+            continue
+        insns = [x for x in lines[labels[m.group(1)]:i + 1]
+                 if x and not x.endswith(":") and x[0] not in "/.{}"]
+        counts = (len(insns), sum("ld.shared.f32" in x for x in insns), sum("ld.global" in x for x in insns),
+                  sum(bool(re.search(r"\b(div|rem)\.", x)) for x in insns),
+                  sum(bool(re.search(r"\.[subf]64\b", x)) for x in insns))
+        if counts[1]:
+            found.append(counts)
+    return found
+
+
+def print_loops(path, part):
+    for name, body in sorted(entries(path).items()):
+        if "lut_kernel" in name and part in name:
+            for n, lookups, loads, divs, wide in lookup_loops(body):
+                print(f"{name}: {n} instructions, {lookups} lookups, {loads} global loads, "
+                      f"{divs} div/rem, {wide} 64-bit")
+    return 0
+
+
 def main(argv):
+    if len(argv) >= 3 and argv[1] == "--loops":
+        return print_loops(argv[2], argv[3] if len(argv) > 3 else "")
     if len(argv) < 3:
-        print(__doc__.strip().splitlines()[-1].strip(), file=sys.stderr)
+        print("usage: lut-ptx-cmp.py NEW.ptx REF0.ptx [PF=FILE ...] | --loops FILE.ptx [SUBSTRING]", file=sys.stderr)
         return 2
     new = entries(argv[1])
     refs = {"0": entries(argv[2])}
