@@ -40,8 +40,8 @@ int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, int min_rows, 
   return best.units > 0;
 }
 
-#define STREAM_NB QGC_LUT_STREAM_NB
-#define STREAM_ROWS (QGC_LUT_WARPS * QGC_LUT_BATCH * STREAM_NB)
+/* the stream split's rows a unit (R 2048, its kernels' NB of 8) */
+#define STREAM_ROWS (QGC_LUT_WARPS * QGC_LUT_BATCH * QGC_LUT_STREAM_NB)
 
 int qgc_lut_stream_slots(int64_t row_units, int64_t per_unit, int64_t ctas) {
   const int64_t work = row_units * per_unit;
@@ -67,11 +67,11 @@ int64_t qgc_lut_cost5(const qgc_lut_geom *g, int64_t n, int64_t k, int sms) {
 
 int qgc_lut_stream(qgemv_format f, int64_t n, int64_t k, int sms, int force, qgc_lut_geom *g) {
   if (f != QGEMV_NF4 || sms < 1 || !qgc_lut_shape_ok(f, n, k) || n % STREAM_ROWS) return 0;
-  const int64_t row_units = n / STREAM_ROWS, per_unit = k / qgc_lut_chunk_k(f) * STREAM_NB;
-  if (row_units * per_unit < 2 * STREAM_NB * (int64_t)sms) return 0;
+  const int64_t row_units = n / STREAM_ROWS, per_unit = k / qgc_lut_chunk_k(f) * QGC_LUT_STREAM_NB;
+  if (row_units * per_unit < 2 * QGC_LUT_STREAM_NB * (int64_t)sms) return 0;
   /* its partial rows a row unit: at most the SMs (the even split's cap
    * does not apply: the workspace is slots x n) */
-  const qgc_lut_geom st = {STREAM_NB, STREAM_ROWS, qgc_lut_stream_slots(row_units, per_unit, sms), sms, 1};
+  const qgc_lut_geom st = {QGC_LUT_STREAM_NB, STREAM_ROWS, qgc_lut_stream_slots(row_units, per_unit, sms), sms, 1};
   if (!force && 100 * qgc_lut_cost5(&st, n, k, sms) > 97 * qgc_lut_cost5(g, n, k, sms)) return 0;
   *g = st;
   return 1;
