@@ -7,10 +7,9 @@
 # Steps, each under its own limit, none started after LUT_LIB_DEADLINE
 # seconds (default 540):
 #   test      test_cuda_backend (its LUT cases among the rest; LUT_LIB_CASE=lut:
-#             the LUT's case alone, =lut_stream the stream split's), under
-#             LUT_LIB_TEST_S seconds (default 540: the whole suite may need
-#             more since v42, so run the gpu case and the LUT cases in two
-#             calls, LUT_LIB_CASE=gpu, then lut and lut_stream)
+#             the LUT's case alone), under LUT_LIB_TEST_S seconds (default
+#             540: the whole suite may need more since v42, so run the gpu
+#             case and the LUT case in two calls, LUT_LIB_CASE=gpu, then lut)
 #   verify    QGEMV_CUDA_LAYOUT=lut qgemv verify --backend cuda
 #   bench     qgemv bench --graph, m = 1, the shapes, every format,
 #             f32 and bf16 x: the default choice (the LUT where it fills the

@@ -33,7 +33,6 @@
 
 static qgemv_ctx *ctx;
 static qgemv_ctx *lut_ctx; /* opened with QGEMV_CUDA_LAYOUT=lut */
-static qgemv_ctx *stream_ctx; /* and QGEMV_CUDA_PLAN=split=stream */
 static bool lut_device;    /* 192 KB of shared memory a block (Hopper) */
 static bool quick;
 
@@ -923,37 +922,6 @@ START_TEST(test_lut_combinations) {
 }
 END_TEST
 
-/* The LUT form's stream split (lut_layout.h), forced where it can run by
- * QGEMV_CUDA_PLAN=split=stream: NF4 4096 x 40960 is 2 row units of 160
- * chunks of 8 batches, 2560 batch-units, 16 or more a CTA up to 160 SMs
- * (its least), so runs end inside chunks (132 SMs: 19-20 batches a run)
- * and one crosses from row unit 0 to 1. Every x dtype and norm (the six
- * kernels) against the oracle, a second run equal to the first, and each
- * row of m = 2 equal to m = 1 on it; one weight, new x for each mode. */
-START_TEST(test_lut_stream) {
-  if (!lut_device) return;
-  qgemv_ctx *const base = ctx;
-  ctx = stream_ctx;
-  const int64_t n = 4096, k = 40960, m = 2;
-  problem p;
-  for (int mode = 0; mode < 6; mode++) {
-    if (quick && mode % 3) continue;
-    const qgemv_dtype xt = (qgemv_dtype)(mode & 1), yt = xt;
-    const int norm = mode >> 1; /* off, gamma f32, gamma bf16 */
-    if (mode == 0) {
-      problem_make(&p, 4242, DIST_NORMAL, 0, n, k, m, xt, false, QGEMV_F32);
-      ck_assert_str_eq(qgemv_weight_form(p.w), "lut");
-    } else { /* the same weight, the next mode's x and gamma */
-      rng r = {4242u + (uint64_t)mode};
-      problem_set_x(&p, &r, (dist_kind)(mode % DIST_COUNT), m, xt, norm != 0, norm == 2 ? QGEMV_BF16 : QGEMV_F32);
-    }
-    check_lut_call(&p, yt, "lut stream", tu_format(0).name);
-  }
-  problem_free(&p);
-  ctx = base;
-}
-END_TEST
-
 /* The pattern cases (a large activation on the zero code; one repeated
  * code against all-positive x up to k = 65536) and the IEEE cases. */
 START_TEST(test_lut_patterns) {
@@ -1008,13 +976,9 @@ int main(void) {
   }
   setenv("QGEMV_CUDA_LAYOUT", "lut", 1);
   const qgemv_status lut_open = qgemv_open("cuda:0", &lut_ctx);
-  setenv("QGEMV_CUDA_PLAN", "split=stream", 1);
-  const qgemv_status stream_open = qgemv_open("cuda:0", &stream_ctx);
-  unsetenv("QGEMV_CUDA_PLAN");
   unsetenv("QGEMV_CUDA_LAYOUT");
-  if (lut_open != QGEMV_OK || stream_open != QGEMV_OK) {
-    fprintf(stderr, "cannot open cuda:0 with QGEMV_CUDA_LAYOUT=lut (QGEMV_CUDA_PLAN=split=stream): %s\n",
-            qgemv_last_error());
+  if (lut_open != QGEMV_OK) {
+    fprintf(stderr, "cannot open cuda:0 with QGEMV_CUDA_LAYOUT=lut: %s\n", qgemv_last_error());
     return EXIT_FAILURE;
   }
   qgemv_device_info info;
@@ -1049,16 +1013,11 @@ int main(void) {
   tcase_add_loop_test(tl, test_lut_combinations, 0, qgemv_format_count());
   tcase_add_loop_test(tl, test_lut_patterns, 0, qgemv_format_count());
   suite_add_tcase(s, tl);
-  TCase *ts = tcase_create("lut_stream");
-  tcase_set_timeout(ts, 600);
-  tcase_add_test(ts, test_lut_stream);
-  suite_add_tcase(s, ts);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK); /* CUDA does not survive fork */
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
-  qgemv_close(stream_ctx);
   qgemv_close(lut_ctx);
   qgemv_close(ctx);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -218,42 +218,6 @@ static void finish(const float *cs, const double *ssc, int64_t n, int64_t k, int
   }
 }
 
-/* y with the stream split (lut_layout.h) of row units of `rows` rows and
- * nb batches a chunk over `ctas` CTAs, as lut_kernel<SK> and lut_finish
- * add: each CTA's chunk sums of a row unit in f64 in chunk order (a
- * chunk's batches are its rows, so a row's chunk belongs to the CTA that
- * holds the row's batch of it), the unit's CTAs in order; the norm's
- * chunks each counted by the CTA of their batch 0 in row unit 0. */
-static void finish_stream(const float *cs, const double *ssc, int64_t n, int64_t k, int64_t chunks, int rows,
-                          int nb, int64_t ctas, float eps, float *y) {
-  const int64_t per_unit = chunks * nb, work = n / rows * per_unit;
-  const int batch_rows = rows / nb;
-  double t = 0.0;
-  if (ssc) {
-    const int64_t last = qgc_lut_stream_cta(per_unit - 1, ctas, work);
-    for (int64_t b = 0; b <= last; b++) {
-      double slot = 0.0;
-      for (int64_t c = 0; c < chunks; c++)
-        if (qgc_lut_stream_cta(c * nb, ctas, work) == b) slot += ssc[c];
-      t += slot;
-    }
-  }
-  for (int64_t row = 0; row < n; row++) {
-    const int64_t u = row / rows, batch = row % rows / batch_rows;
-    const int64_t first = qgc_lut_stream_cta(u * per_unit, ctas, work),
-                  last = qgc_lut_stream_cta((u + 1) * per_unit - 1, ctas, work);
-    double s = 0.0;
-    for (int64_t b = first; b <= last; b++) {
-      double part = 0.0;
-      for (int64_t c = 0; c < chunks; c++)
-        if (qgc_lut_stream_cta(u * per_unit + c * nb + batch, ctas, work) == b) part += (double)cs[c * n + row];
-      s += part;
-    }
-    if (ssc) s *= 1.0 / sqrt(t / (double)k + (double)eps);
-    y[row] = (float)s;
-  }
-}
-
 /* ---- the cases ---------------------------------------------------------- */
 
 typedef struct shape {
@@ -296,18 +260,6 @@ static double worst_ratio(const float *y, const double *ref, const double *bound
   return worst;
 }
 
-/* y (emulated under the split named by `split`) within the contract
- * against the oracle's ref; the message names the case. */
-static void expect_within(const float *y, const double *ref, const double *bound, int64_t n, const char *what,
-                          const char *xname, int pattern, const char *nname, const char *split) {
-  int64_t at;
-  const double worst = worst_ratio(y, ref, bound, n, &at);
-  EXPECT(worst <= 1.0,
-         "%s, x %s (%s), norm %s, %s: %.3g of the allowed error at row %lld: emulated %.9g, oracle %.9g, "
-         "allowed +-%.3g",
-         what, xname, pattern_name(pattern), nname, split, worst, (long long)at, y[at], ref[at], 1e-3 * bound[at]);
-}
-
 /* x of both dtypes and every norm (the kernel's XBF x NORM instances) on
  * one weight, checked for every k-split S the layout allows. */
 static void check_weight(const qgemv_weight_desc *d, const lut_image *im, rng *r, int pattern, const char *what) {
@@ -338,25 +290,17 @@ static void check_weight(const qgemv_weight_desc *d, const lut_image *im, rng *r
       }
       EXPECT_OK(qgemv_reference_matvec(d, 1, xt_dtype, xb, gt, norm ? gb : NULL, eps, ref, bound));
       chunk_sums(d, im, xt, cs);
-      const char *xname = xd ? "bf16" : "f32", *nname = norm == 0 ? "off" : norm == 1 ? "f32 gamma" : "bf16 gamma";
       for (int S = 1; S <= QGC_LUT_MAX_SPLIT && S <= chunks; S++) {
         if (chunks % S) continue;
         finish(cs, norm ? ssc : NULL, n, k, chunks, S, eps, y);
-        char split[48];
-        snprintf(split, sizeof split, "S %d", S);
-        expect_within(y, ref, bound, n, what, xname, pattern, nname, split);
-      }
-      /* the stream split: rows of 1024 in 4 batches (n is a multiple of
-       * 1024 here; the kernel's R 2048 adds the same way), CTAs that
-       * split chunks and row units unevenly */
-      static const int64_t stream_ctas[] = {1, 3, 7, 13};
-      for (size_t i = 0; i < sizeof stream_ctas / sizeof stream_ctas[0]; i++) {
-        const int64_t ctas = stream_ctas[i];
-        if (ctas > n / 1024 * chunks * 4) continue;
-        finish_stream(cs, norm ? ssc : NULL, n, k, chunks, 1024, 4, ctas, eps, y);
-        char split[48];
-        snprintf(split, sizeof split, "stream split over %lld CTAs", (long long)ctas);
-        expect_within(y, ref, bound, n, what, xname, pattern, nname, split);
+        int64_t at;
+        const double worst = worst_ratio(y, ref, bound, n, &at);
+        EXPECT(worst <= 1.0,
+               "%s, x %s (%s), norm %s, S %d: %.3g of the allowed error at row %lld: emulated %.9g, oracle %.9g, "
+               "allowed +-%.3g",
+               what, xd ? "bf16" : "f32", pattern_name(pattern),
+               norm == 0 ? "off" : norm == 1 ? "f32 gamma" : "bf16 gamma", S, worst, (long long)at, y[at], ref[at],
+               1e-3 * bound[at]);
       }
       free(xb);
       free(gb);
@@ -507,122 +451,11 @@ START_TEST(test_choose) {
               {QGEMV_Q2_0, 1024, 256, 132}, {QGEMV_Q2_0, 1024, 768, 132}, {QGEMV_NF4, 1536, 4096, 132},
               {QGEMV_NF4, 0, 4096, 132},    {QGEMV_NF4, 4096, 0, 132},    {QGEMV_NF4, 4096, 4096, 0}};
   for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
-    qgc_lut_geom g = {0, 0, 0, 0, 0};
+    qgc_lut_geom g = {0, 0, 0, 0};
     EXPECT(!qgc_lut_choose(none[i].f, none[i].n, none[i].k, none[i].sms, QGC_LUT_ROWS_MIN, &g),
            "case %zu: %lldx%lld on %d SMs has a geometry (R %d, S %d)", i, (long long)none[i].n, (long long)none[i].k,
            none[i].sms, g.rows, g.ksplit);
   }
-}
-END_TEST
-
-/* The stream split's runs: every batch-unit in exactly one CTA's run, the
- * runs in order and within one of each other in length, qgc_lut_stream_cta
- * naming the run that holds t, the slots as counted here; and with ctas =
- * row units x S (S dividing the batch-units of a unit) the even split. */
-START_TEST(test_stream_runs) {
-  static const struct {
-    int64_t row_units, per_unit, ctas;
-  } c[] = {{14, 256, 132}, {4, 896, 132}, {1, 16, 3}, {3, 7, 5}, {2, 64, 128}, {5, 40, 5}, {7, 9, 63}, {1, 1, 1}};
-  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    const int64_t work = c[i].row_units * c[i].per_unit, ctas = c[i].ctas;
-    int64_t shortest = work, longest = 0, most = 0;
-    for (int64_t b = 0; b < ctas; b++) {
-      const int64_t t0 = qgc_lut_stream_begin(b, ctas, work), t1 = qgc_lut_stream_begin(b + 1, ctas, work);
-      EXPECT(t0 < t1, "case %zu: CTA %lld has an empty run", i, (long long)b);
-      if (t1 - t0 < shortest) shortest = t1 - t0;
-      if (t1 - t0 > longest) longest = t1 - t0;
-      for (int64_t t = t0; t < t1; t++)
-        EXPECT(qgc_lut_stream_cta(t, ctas, work) == b, "case %zu: t %lld in CTA %lld's run, cta() says %lld", i,
-               (long long)t, (long long)b, (long long)qgc_lut_stream_cta(t, ctas, work));
-    }
-    EXPECT(qgc_lut_stream_begin(0, ctas, work) == 0 && qgc_lut_stream_begin(ctas, ctas, work) == work,
-           "case %zu: the runs do not cover [0, %lld)", i, (long long)work);
-    EXPECT(longest - shortest <= 1, "case %zu: runs of %lld to %lld", i, (long long)shortest, (long long)longest);
-    for (int64_t u = 0; u < c[i].row_units; u++) {
-      const int64_t s = qgc_lut_stream_cta((u + 1) * c[i].per_unit - 1, ctas, work) -
-                        qgc_lut_stream_cta(u * c[i].per_unit, ctas, work) + 1;
-      if (s > most) most = s;
-    }
-    EXPECT(qgc_lut_stream_slots(c[i].row_units, c[i].per_unit, ctas) == most, "case %zu: %d slots, counted %lld", i,
-           qgc_lut_stream_slots(c[i].row_units, c[i].per_unit, ctas), (long long)most);
-  }
-  /* the even split as a stream: 14 row units x S 8, 32 chunks of 8 batches */
-  for (int64_t t = 0; t < 14 * 256; t++)
-    EXPECT(qgc_lut_stream_cta(t, 14 * 8, 14 * 256) == t / 256 * 8 + t % 256 / 32, "even split: t %lld", (long long)t);
-  /* lut_finish's even slots: per_unit S, ctas units */
-  for (int64_t u = 0; u < 14; u++)
-    EXPECT(qgc_lut_stream_cta(u * 8, 112, 112) == u * 8 && qgc_lut_stream_cta(u * 8 + 7, 112, 112) == u * 8 + 7,
-           "even finish, unit %lld", (long long)u);
-}
-END_TEST
-
-/* Where the stream split is taken, worked out by hand from qgc_lut_cost5
- * (5 x batches + 4 x table builds of the busiest CTA, over its waves). */
-START_TEST(test_stream_choice) {
-  static const struct {
-    qgemv_format f;
-    int64_t n, k;
-    int sms, force, stream, slots;
-  } c[] = {
-      /* even R 2048 S 8: 112 CTAs of 4 chunks, 4 x (40 + 4) = 176; stream:
-       * 3584 batch-units over 132, runs of 28 touching up to 5 chunks:
-       * 140 + 20 = 160 <= 0.97 x 176. A row unit's 256 batch-units meet 11
-       * CTAs at most (256 / 27.15 + 1) */
-      {QGEMV_NF4, 28672, 8192, 132, 0, 1, 11},
-      /* even R 1024 S 16: 7 chunks of 4 batches, 7 x 24 = 168; stream R
-       * 2048: 4 x 112 x 8 = 3584 again, 160 <= 163; a unit's 896
-       * batch-units meet 33 CTAs */
-      {QGEMV_NF4, 8192, 28672, 132, 0, 1, 33},
-      /* 7 x 16 x 8 = 896 < 16 x 132: too few batches a CTA */
-      {QGEMV_NF4, 14336, 4096, 132, 0, 0, 0},
-      {QGEMV_NF4, 14336, 4096, 132, 1, 0, 0},
-      /* 307200 x 4096: even S 1, 150 CTAs in two waves, 2 x 16 x 44 = 1408;
-       * stream 150 x 128 = 19200 over 132: runs of 146, 20 builds at most:
-       * 810; a unit's 128 batch-units meet 2 CTAs */
-      {QGEMV_NF4, 307200, 4096, 132, 0, 1, 2},
-      /* Q2_0: no stream kernels */
-      {QGEMV_Q2_0, 28672, 8192, 132, 1, 0, 0},
-      /* n not a multiple of 2048 */
-      {QGEMV_NF4, 3072, 65536, 132, 1, 0, 0},
-      /* 8192 x 8192: 4 x 32 x 8 = 1024 < 2112 */
-      {QGEMV_NF4, 8192, 8192, 132, 1, 0, 0},
-      /* 4096 x 33792: 2 x 132 x 8 = 2112, the least for 132 SMs; even R
-       * 1024 S 33 (132 CTAs of 4 chunks of 4 batches): 4 x 24 = 96; stream
-       * runs of 16, 3 builds at most: 80 + 12 = 92 <= 93.1; a unit's 1056
-       * batch-units meet 66 CTAs (past the even split's cap of 64: the
-       * stream's slots are bounded by the SMs) */
-      {QGEMV_NF4, 4096, 33792, 132, 0, 1, 66},
-      /* 114 SMs at 28672 x 8192: even R 2048 S 8, 112 CTAs: 176; stream
-       * 3584 over 114: runs of 32 (31.4), 5 builds: 180: not taken */
-      {QGEMV_NF4, 28672, 8192, 114, 0, 0, 0},
-      {QGEMV_NF4, 28672, 8192, 114, 1, 1, 9},
-  };
-  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    qgc_lut_geom g;
-    EXPECT(qgc_lut_choose(c[i].f, c[i].n, c[i].k, c[i].sms, QGC_LUT_ROWS_MIN, &g) || !c[i].stream,
-           "case %zu: no even geometry", i);
-    const qgc_lut_geom even = g;
-    const int got = qgc_lut_stream(c[i].f, c[i].n, c[i].k, c[i].sms, c[i].force, &g);
-    EXPECT(got == c[i].stream, "case %zu: %lldx%lld force %d: stream %d, expected %d", i, (long long)c[i].n,
-           (long long)c[i].k, c[i].force, got, c[i].stream);
-    if (c[i].stream) {
-      EXPECT(g.stream == 1 && g.nb == 8 && g.rows == 2048 && g.units == c[i].sms && g.ksplit == c[i].slots,
-             "case %zu: stream %d nb %d R %d units %lld slots %d, expected %d slots", i, g.stream, g.nb, g.rows,
-             (long long)g.units, g.ksplit, c[i].slots);
-      EXPECT(qgc_lut_fills(&g, c[i].sms) && qgc_lut_l2pf(c[i].f, &g, c[i].k) == 0, "case %zu: fills / prefetch", i);
-    } else {
-      EXPECT(g.nb == even.nb && g.rows == even.rows && g.ksplit == even.ksplit && g.units == even.units &&
-                 g.stream == even.stream,
-             "case %zu: the geometry changed without the stream split", i);
-    }
-  }
-  /* the costs themselves */
-  const qgc_lut_geom e1 = {8, 2048, 8, 112, 0}, s1 = {8, 2048, 11, 132, 1}, e2 = {4, 1024, 16, 128, 0},
-                     e3 = {8, 2048, 1, 150, 0};
-  ck_assert_int_eq(qgc_lut_cost5(&e1, 28672, 8192, 132), 176);
-  ck_assert_int_eq(qgc_lut_cost5(&s1, 28672, 8192, 132), 160);
-  ck_assert_int_eq(qgc_lut_cost5(&e2, 8192, 28672, 132), 168);
-  ck_assert_int_eq(qgc_lut_cost5(&e3, 307200, 4096, 132), 1408);
 }
 END_TEST
 
@@ -657,7 +490,7 @@ START_TEST(test_fills) {
   } c[] = {{99, 132, 1}, {98, 132, 0}, {112, 132, 1}, {64, 132, 0}, {132, 132, 1}, {300, 132, 1},
            {86, 114, 1}, {85, 114, 0}, {1, 1, 1},    {3, 4, 1},     {2, 4, 0}};
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    const qgc_lut_geom g = {8, 2048, 1, c[i].units, 0};
+    const qgc_lut_geom g = {8, 2048, 1, c[i].units};
     EXPECT(qgc_lut_fills(&g, c[i].sms) == c[i].fills, "%lld units on %d SMs: fills %d, expected %d",
            (long long)c[i].units, c[i].sms, qgc_lut_fills(&g, c[i].sms), c[i].fills);
     /* the automatic choice: NF4 where it fills, Q2_0 never */
@@ -687,7 +520,7 @@ START_TEST(test_l2pf) {
       {QGEMV_Q2_0, 512, 1, 0},
   };
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-    const qgc_lut_geom g = {8, 2048, c[i].ksplit, 112, 0};
+    const qgc_lut_geom g = {8, 2048, c[i].ksplit, 112};
     const int got = qgc_lut_l2pf(c[i].f, &g, c[i].k);
     EXPECT(got == c[i].batches, "%s k %lld S %d: prefetch %d batches ahead, expected %d",
            c[i].f == QGEMV_NF4 ? "NF4" : "Q2_0", (long long)c[i].k, c[i].ksplit, got, c[i].batches);
@@ -754,8 +587,6 @@ int main(void) {
   tcase_add_test(tg, test_shape_ok);
   tcase_add_test(tg, test_fills);
   tcase_add_test(tg, test_l2pf);
-  tcase_add_test(tg, test_stream_runs);
-  tcase_add_test(tg, test_stream_choice);
   tcase_add_test(tg, test_pref_parse);
   tcase_add_test(tg, test_sizes);
   suite_add_tcase(s, tg);

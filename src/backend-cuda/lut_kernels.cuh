@@ -160,45 +160,9 @@ __device__ __forceinline__ float lut_reduce_scatter(float (&v)[kLutBatch], int l
   return v[0] + __shfl_xor_sync(0xffffffffu, v[0], 16);
 }
 
-/* A batch's sum for lane i: row i's chunk sum over the warp's lanes, from
- * the lane's code words and scales of RG row groups. */
-template <int RG>
-__device__ __forceinline__ float lut_batch_sum(const uint4 (&cur)[RG], const float4 (&scur)[RG], uint32_t lane_base,
-                                               int lane) {
-  float v[kLutBatch];
-#pragma unroll
-  for (int g = 0; g < RG; ++g) {
-    const uint32_t w4[4] = {cur[g].x, cur[g].y, cur[g].z, cur[g].w};
-    const float s[4] = {scur[g].x, scur[g].y, scur[g].z, scur[g].w};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const float t0 = lut_lookup<0, 0>(w4[i], lane_base), t1 = lut_lookup<1, 1>(w4[i], lane_base);
-      const float t2 = lut_lookup<2, 2>(w4[i], lane_base), t3 = lut_lookup<3, 3>(w4[i], lane_base);
-      v[g * 4 + i] = ((t0 + t1) + (t2 + t3)) * s[i];
-    }
-  }
-  return lut_reduce_scatter(v, lane);
-}
-
-/* The k-slice's sum of squares of x (NORM), added over the CTA in a fixed
- * order into *dst; red: shared memory the tables are done with. */
-__device__ __forceinline__ void lut_store_ss(double ss, double *red, int warp, int lane, double *dst) {
-#pragma unroll
-  for (int h = 16; h >= 1; h >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, h);
-  __syncthreads();
-  if (lane == 0) red[warp] = ss;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    double t = red[0];
-    for (int w = 1; w < kLutWarps; ++w) t += red[w];
-    *dst = t;
-  }
-}
-
 /* One unit (R = 16 warps x 16 rows x NB rows, k / S columns) a CTA; one
- * CTA an SM (192 KB of shared memory). SK: the stream split instead
- * (lut_layout.h): the CTA's run of batches over row units and chunks. */
-template <int L, int NB, bool XBF, int NORM, int PF = 0, bool SK = false>
+ * CTA an SM (192 KB of shared memory). */
+template <int L, int NB, bool XBF, int NORM, int PF = 0>
 __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
   constexpr bool NF4 = L == QG_LAYOUT_NF4;
   constexpr int GROUP = L == QG_LAYOUT_Q2_G128 ? 128 : 64; /* NF4 and Q2_0 g64: 64 */
@@ -207,7 +171,7 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
   const uint32_t raw = (uint32_t)__cvta_generic_to_shared(lut_smem);
   const uint32_t tb = (raw + 65535u) & ~65535u;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int chunks = p.k / CK, cpu = chunks / p.ksplit; /* cpu, rr, ks, row0: the even split's */
+  const int chunks = p.k / CK, cpu = chunks / p.ksplit;
   const int rr = blockIdx.x / p.ksplit, ks = blockIdx.x % p.ksplit;
   const int row0 = rr * p.rows_per_unit, ngroups = p.n / QGC_LUT_GROUP_ROWS;
   const int blk = lane / (32 / NBLK); /* the scale block of the lane's slots */
@@ -219,8 +183,7 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
 
   uint4 cw[RG];
   float4 sw[RG];
-  /* the warp's rows of batch b of chunk c, from row row0 of the unit */
-  auto load_rows = [&](int row0, int c, int b) {
+  auto load = [&](int c, int b) {
     const int g0 = (row0 + (warp + b * kLutWarps) * kLutBatch) / QGC_LUT_GROUP_ROWS;
     const uint4 *cp = p.codes + ((size_t)c * ngroups + g0) * 32 + lane;
     const size_t so = ((size_t)c * ngroups + g0) * NBLK + blk;
@@ -230,133 +193,97 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
       sw[g] = lut_ldg_scales<!NF4>(p.scales, so + (size_t)g * NBLK);
     }
   };
-  /* the batch in flight, summed once load_next has put the next one in
-   * flight (its registers are free as soon as they are copied) */
-  auto sum_batch = [&](auto &&load_next) {
-    uint4 cur[RG];
-    float4 scur[RG];
-#pragma unroll
-    for (int g = 0; g < RG; ++g) {
-      cur[g] = cw[g];
-      scur[g] = sw[g];
-    }
-    load_next();
-    return (double)lut_batch_sum<RG>(cur, scur, lane_base, lane);
+  const int c_end = (ks + 1) * cpu;
+  /* PF > 0: batch t of the CTA's slice (chunk ks cpu + t / NB, its batch
+   * t % NB: all 16 warps' rows, 64 row groups, contiguous in both arrays)
+   * asked of L2 PF batches ahead of the one being summed, ahead of the
+   * warps' own loads, which hold one batch ahead in registers
+   * (qgc_lut_l2pf says where that pays). A template parameter, not a
+   * runtime one: as a runtime one it made the kernels without it 2-4%
+   * slower (bench/NOTES.md v41). */
+  constexpr int kScaleBytes = NF4 ? 4 : 2;
+  auto prefetch = [&](int t) {
+    const int c = ks * cpu + t / NB, b = t % NB;
+    if (c >= c_end) return;
+    const size_t g0 = (size_t)c * ngroups + (size_t)(row0 + b * kLutWarps * kLutBatch) / QGC_LUT_GROUP_ROWS;
+    constexpr int groups = kLutWarps * kLutBatch / QGC_LUT_GROUP_ROWS;
+    lut_prefetch_l2(p.codes + g0 * 32, groups * 32 * 16);
+    lut_prefetch_l2(static_cast<const unsigned char *>(p.scales) + g0 * NBLK * 4 * kScaleBytes,
+                    groups * NBLK * 4 * kScaleBytes);
   };
-  if constexpr (!SK) {
-    auto load = [&](int c, int b) { load_rows(row0, c, b); };
-    const int c_end = (ks + 1) * cpu;
-    /* PF > 0: batch t of the CTA's slice (chunk ks cpu + t / NB, its batch
-     * t % NB: all 16 warps' rows, 64 row groups, contiguous in both arrays)
-     * asked of L2 PF batches ahead of the one being summed, ahead of the
-     * warps' own loads, which hold one batch ahead in registers
-     * (qgc_lut_l2pf says where that pays). A template parameter, not a
-     * runtime one: as a runtime one it made the kernels without it 2-4%
-     * slower (bench/NOTES.md v41). */
-    constexpr int kScaleBytes = NF4 ? 4 : 2;
-    auto prefetch = [&](int t) {
-      const int c = ks * cpu + t / NB, b = t % NB;
-      if (c >= c_end) return;
-      const size_t g0 = (size_t)c * ngroups + (size_t)(row0 + b * kLutWarps * kLutBatch) / QGC_LUT_GROUP_ROWS;
-      constexpr int groups = kLutWarps * kLutBatch / QGC_LUT_GROUP_ROWS;
-      lut_prefetch_l2(p.codes + g0 * 32, groups * 32 * 16);
-      lut_prefetch_l2(static_cast<const unsigned char *>(p.scales) + g0 * NBLK * 4 * kScaleBytes,
-                      groups * NBLK * 4 * kScaleBytes);
-    };
-    if (PF > 0 && threadIdx.x == 0)
-      for (int t = 1; t < PF; ++t) prefetch(t);
-    /* Programmatic dependent launch (kernels_ptx.cuh): the stream's next
-     * kernel (lut_finish) may be scheduled now; the first batch's weights
-     * are loaded before the wait, since no kernel writes them; x, gamma and
-     * the workspace (the previous call's lut_finish reads it) only after. */
-    pdl_launch_dependents();
-    load(ks * cpu, 0); /* the first batch's loads fly across the first build */
-    pdl_wait();
-    for (int c = ks * cpu; c < c_end; ++c) {
-      __syncthreads(); /* the last chunk's lookups are done */
-      lut_build<NF4, XBF, NORM>(tb, p, c, ss);
-      __syncthreads();
+  if (PF > 0 && threadIdx.x == 0)
+    for (int t = 1; t < PF; ++t) prefetch(t);
+  /* Programmatic dependent launch (kernels_ptx.cuh): the stream's next
+   * kernel (lut_finish) may be scheduled now; the first batch's weights
+   * are loaded before the wait, since no kernel writes them; x, gamma and
+   * the workspace (the previous call's lut_finish reads it) only after. */
+  pdl_launch_dependents();
+  load(ks * cpu, 0); /* the first batch's loads fly across the first build */
+  pdl_wait();
+  for (int c = ks * cpu; c < c_end; ++c) {
+    __syncthreads(); /* the last chunk's lookups are done */
+    lut_build<NF4, XBF, NORM>(tb, p, c, ss);
+    __syncthreads();
 #pragma unroll
-      for (int b = 0; b < NB; ++b) {
-        if (PF > 0 && threadIdx.x == 0) prefetch((c - ks * cpu) * NB + b + PF);
-        acc[b] += sum_batch([&] {
-          if (b + 1 < NB)
-            load(c, b + 1);
-          else if (c + 1 < c_end) /* the next chunk's first batch, across its build */
-            load(c + 1, 0);
-        });
+    for (int b = 0; b < NB; ++b) {
+      if (PF > 0 && threadIdx.x == 0) prefetch((c - ks * cpu) * NB + b + PF);
+      uint4 cur[RG];
+      float4 scur[RG];
+#pragma unroll
+      for (int g = 0; g < RG; ++g) {
+        cur[g] = cw[g];
+        scur[g] = sw[g];
       }
+      if (b + 1 < NB)
+        load(c, b + 1);
+      else if (c + 1 < c_end) /* the next chunk's first batch, across its build */
+        load(c + 1, 0);
+      float v[kLutBatch];
+#pragma unroll
+      for (int g = 0; g < RG; ++g) {
+        const uint32_t w4[4] = {cur[g].x, cur[g].y, cur[g].z, cur[g].w};
+        const float s[4] = {scur[g].x, scur[g].y, scur[g].z, scur[g].w};
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float t0 = lut_lookup<0, 0>(w4[i], lane_base), t1 = lut_lookup<1, 1>(w4[i], lane_base);
+          const float t2 = lut_lookup<2, 2>(w4[i], lane_base), t3 = lut_lookup<3, 3>(w4[i], lane_base);
+          v[g * 4 + i] = ((t0 + t1) + (t2 + t3)) * s[i];
+        }
+      }
+      acc[b] += (double)lut_reduce_scatter(v, lane);
     }
+  }
 #pragma unroll
-    for (int b = 0; b < NB; ++b)
-      if (lane < kLutBatch) p.part[(size_t)ks * p.n + row0 + (warp + b * kLutWarps) * kLutBatch + lane] = acc[b];
-    if (NORM && rr == 0) /* the k-slice's sum of squares, in a fixed order */
-      lut_store_ss(ss, reinterpret_cast<double *>(lut_smem + (tb - raw)), warp, lane, p.ss + ks);
-  } else {
-    /* Batch-units in the order (row unit, chunk, batch); this CTA's run
-     * [t_begin, t_end). A row unit's partial rows go to its slot (the
-     * CTAs of the unit counted from the first, lut_finish's order); every
-     * slot holds all R rows (0 for batches another CTA summed). */
-    const int64_t per_unit = (int64_t)chunks * NB, ctas = gridDim.x;
-    const int64_t work = (int64_t)(p.n / p.rows_per_unit) * per_unit;
-    const int64_t t_begin = qgc_lut_stream_begin(blockIdx.x, ctas, work),
-                  t_end = qgc_lut_stream_begin(blockIdx.x + 1, ctas, work);
-    /* the run's place (row unit u, chunk c, batch b0) divided out once:
-     * divisions in the batch loop cost the kernel 3-7% (v42) */
-    int u = (int)(t_begin / per_unit), c = (int)(t_begin / NB % chunks), b0 = (int)(t_begin % NB);
-    int left = (int)(t_end - t_begin);
-    pdl_launch_dependents();
-    if (left > 0) load_rows(u * p.rows_per_unit, c, b0);
-    pdl_wait();
-    while (left > 0) {
-      const int b_end = b0 + left < NB ? b0 + left : NB;
-      const int un = c + 1 < chunks ? u : u + 1, cn = c + 1 < chunks ? c + 1 : 0; /* the next chunk */
-      __syncthreads(); /* the last chunk's lookups are done */
-      double ss_chunk = 0.0;
-      lut_build<NF4, XBF, NORM>(tb, p, c, ss_chunk);
-      if (NORM && u == 0 && b0 == 0) ss += ss_chunk; /* each chunk once: by the CTA of its batch 0 */
-      __syncthreads();
+  for (int b = 0; b < NB; ++b)
+    if (lane < kLutBatch) p.part[(size_t)ks * p.n + row0 + (warp + b * kLutWarps) * kLutBatch + lane] = acc[b];
+  if (NORM && rr == 0) { /* the k-slice's sum of squares, in a fixed order */
 #pragma unroll
-      for (int b = 0; b < NB; ++b) {
-        if (b < b0 || b >= b_end) continue;
-        acc[b] += sum_batch([&] {
-          if (b + 1 < b_end)
-            load_rows(u * p.rows_per_unit, c, b + 1);
-          else if (left > b_end - b0) /* the run goes on: the next chunk's first batch, across its build */
-            load_rows(un * p.rows_per_unit, cn, 0);
-        });
-      }
-      left -= b_end - b0;
-      if (left == 0 || cn == 0) { /* the run or the row unit ends: its partial rows */
-        const int64_t slot = (int64_t)blockIdx.x - qgc_lut_stream_cta((int64_t)u * per_unit, ctas, work);
-        const int urow0 = u * p.rows_per_unit;
-#pragma unroll
-        for (int b = 0; b < NB; ++b) {
-          if (lane < kLutBatch) p.part[(size_t)slot * p.n + urow0 + (warp + b * kLutWarps) * kLutBatch + lane] = acc[b];
-          acc[b] = 0.0;
-        }
-        if (NORM && u == 0) {
-          lut_store_ss(ss, reinterpret_cast<double *>(lut_smem + (tb - raw)), warp, lane, p.ss + slot);
-          ss = 0.0;
-        }
-      }
-      u = un;
-      c = cn;
-      b0 = 0;
+    for (int h = 16; h >= 1; h >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, h);
+    double *red = reinterpret_cast<double *>(lut_smem + (tb - raw)); /* the tables' space, done with */
+    __syncthreads();
+    if (lane == 0) red[warp] = ss;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      double t = red[0];
+      for (int w = 1; w < kLutWarps; ++w) t += red[w];
+      p.ss[ks] = t;
     }
   }
 }
 
-/* Row i of y: its `slots` partial rows added in order in f64, times
- * 1/rms (norm: the first `slots0` sums of squares added in order),
+/* y[i] = the S partial rows added in order, in f64, times 1/rms (norm),
  * rounded once to f32 (and once more to bf16 for a bf16 y). */
-__device__ __forceinline__ void lut_finish_row(const double *part, const double *ss, void *y, int n, int i, int slots,
-                                               int slots0, int k, float eps, int norm, int y_bf16) {
+__global__ void lut_finish(const double *part, const double *ss, void *y, int n, int ksplit, int k, float eps,
+                           int norm, int y_bf16) {
+  pdl_launch_dependents(); /* the next matvec's weight loads may start */
+  pdl_wait();               /* the main kernel's partial rows are written */
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
   double s = part[i];
-  for (int j = 1; j < slots; ++j) s += part[(size_t)j * n + i];
+  for (int j = 1; j < ksplit; ++j) s += part[(size_t)j * n + i];
   if (norm) {
     double t = ss[0];
-    for (int j = 1; j < slots0; ++j) t += ss[j];
+    for (int j = 1; j < ksplit; ++j) t += ss[j];
     s *= 1.0 / sqrt(t / (double)k + (double)eps);
   }
   const float f = (float)s;
@@ -364,32 +291,6 @@ __device__ __forceinline__ void lut_finish_row(const double *part, const double 
     static_cast<__nv_bfloat16 *>(y)[i] = __float2bfloat16_rn(f);
   else
     static_cast<float *>(y)[i] = f;
-}
-
-/* y from the even split's S partial rows (slice order). */
-__global__ void lut_finish(const double *part, const double *ss, void *y, int n, int ksplit, int k, float eps,
-                           int norm, int y_bf16) {
-  pdl_launch_dependents(); /* the next matvec's weight loads may start */
-  pdl_wait();               /* the main kernel's partial rows are written */
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  lut_finish_row(part, ss, y, n, i, ksplit, ksplit, k, eps, norm, y_bf16);
-}
-
-/* y from the stream split's partial rows: row i's are its row unit's
- * slots (the unit's CTAs from the first, qgc_lut_stream_cta), the norm's
- * sums of squares row unit 0's. */
-__global__ void lut_finish_stream(const double *part, const double *ss, void *y, int n, int k, int rows_per_unit,
-                                  int per_unit, int ctas, float eps, int norm, int y_bf16) {
-  pdl_launch_dependents();
-  pdl_wait();
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const int64_t work = (int64_t)(n / rows_per_unit) * per_unit, u = i / rows_per_unit;
-  const int slots = (int)(qgc_lut_stream_cta((u + 1) * per_unit - 1, ctas, work) -
-                          qgc_lut_stream_cta(u * per_unit, ctas, work) + 1);
-  const int slots0 = (int)qgc_lut_stream_cta(per_unit - 1, ctas, work) + 1;
-  lut_finish_row(part, ss, y, n, i, slots, slots0, k, eps, norm, y_bf16);
 }
 
 }  // namespace qgc

@@ -44,40 +44,13 @@ static inline int qgc_lut_chunk_blocks(qgemv_format f, int32_t group) { return q
 static inline int qgc_lut_scale_bytes(qgemv_format f) { return f == QGEMV_NF4 ? 4 : 2; }
 
 /* A launch geometry: NB batches per warp per chunk give R = 16 warps x 16
- * rows x NB rows per unit; a unit is R rows x k / S columns, one CTA.
- * The stream split (stream 1) instead deals the batches of every row unit
- * out to `units` CTAs in equal runs (qgc_lut_stream_begin), so that every
- * SM has work where the even split leaves some idle (28672 x 8192 on 132
- * SMs: 112 CTAs of 4 chunks); ksplit is then the most CTAs that share one
- * row unit, the partial rows the workspace holds per output row. */
+ * rows x NB rows per unit; a unit is R rows x k / S columns, one CTA. */
 typedef struct qgc_lut_geom {
   int nb;        /* 8 (R 2048), 4 (R 1024) or 2 (R 512) */
   int rows;      /* R */
-  int ksplit;    /* S, a divisor of the chunk count; stream: the most CTAs of a row unit */
-  int64_t units; /* CTAs: n / R * S; stream: the SMs */
-  int stream;    /* 1: the stream split */
+  int ksplit;    /* S, a divisor of the chunk count */
+  int64_t units; /* CTAs: n / R * S */
 } qgc_lut_geom;
-
-#ifdef __CUDACC__
-#define QGC_LUT_HD static __host__ __device__ inline
-#else
-#define QGC_LUT_HD static inline
-#endif
-/* The stream split's runs. Batch-units (one batch of 16 warps x 16 rows
- * of one chunk) are numbered in the order (row unit, chunk, batch), `work`
- * of them; CTA b of `ctas` sums [begin(b), begin(b + 1)): consecutive
- * batches of one chunk share its table build. */
-QGC_LUT_HD int64_t qgc_lut_stream_begin(int64_t b, int64_t ctas, int64_t work) { return b * work / ctas; }
-/* The CTA whose run holds batch-unit t (ctas <= work): begin(b) <= t iff
- * b work < (t + 1) ctas. A row unit's partial rows are numbered from the
- * CTA of its first batch-unit, so lut_finish adds them in the order of k.
- * With units = row units x S and S dividing the chunks this is the even
- * split: CTA u S + s sums slice s of unit u. */
-QGC_LUT_HD int64_t qgc_lut_stream_cta(int64_t t, int64_t ctas, int64_t work) { return ((t + 1) * ctas - 1) / work; }
-/* The most CTAs that share one row unit (per_unit batch-units each). */
-int qgc_lut_stream_slots(int64_t row_units, int64_t per_unit, int64_t ctas);
-/* The stream split's batches a chunk (its kernels: NF4 at R 2048 only). */
-#define QGC_LUT_STREAM_NB 8
 
 /* Whether the layout can hold a weight of this shape: n a multiple of
  * 1024 and k of the chunk (NF4 256, Q2_0 512). */
@@ -88,25 +61,6 @@ int qgc_lut_shape_ok(qgemv_format f, int64_t n, int64_t k);
  * R); where even S 1 needs more than one wave, S 1 at R 2048. Returns 0
  * when the shape does not fit (qgc_lut_shape_ok). */
 int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, int min_rows, qgc_lut_geom *g);
-/* The stream split (its kernels: NF4 at R 2048) where it can run: n a
- * multiple of 2048 and at least 2 chunks' batches (16) for every SM, so a
- * CTA's table builds stay few against its lookups. `force` 0: only where
- * the busiest CTA's cost (qgc_lut_cost5) falls by 3% or more; 1: wherever
- * it can run (QGEMV_CUDA_PLAN split=stream). Returns whether *g now holds
- * it; leaves *g alone otherwise. */
-int qgc_lut_stream(qgemv_format f, int64_t n, int64_t k, int sms, int force, qgc_lut_geom *g);
-/* The cost of the busiest SM in batches (lookups of 256 rows of a chunk),
- * a table build counted as QGC_LUT_BUILD_COST / 5 batch (fitted to the
- * H100's times at 28672 x 8192 and 8192 x 28672, bench/NOTES.md v42), over
- * every wave; times 5, in whole numbers. */
-#define QGC_LUT_BUILD_COST 4
-int64_t qgc_lut_cost5(const qgc_lut_geom *g, int64_t n, int64_t k, int sms);
-/* Whether an upload takes the stream split where the cost rule says so
- * (0: only under QGEMV_CUDA_PLAN split=stream). Off: its first kernel,
- * with 64-bit divisions in the batch loop, was 1.03-1.07x the even
- * split's time on the H100 (bench/NOTES.md v42); the kernel without them
- * has not run on a GPU yet. */
-#define QGC_LUT_STREAM_AUTO 0
 /* min_rows for QGEMV_CUDA_LAYOUT=lut, and for the automatic choice: R 512
  * (4096 x 4096 on 132 SMs: 128 CTAs where R 1024 makes 64) is not taken
  * automatically: there it was no faster than the tiles (H100,

@@ -44,21 +44,8 @@ constexpr std::array<LutFn, sizeof...(I)> lut_pf_table(std::integer_sequence<int
 const std::array<LutFn, kNbs * 2 * kNorms> kLutPfFns =
     lut_pf_table(std::make_integer_sequence<int, kNbs * 2 * kNorms>());
 
-/* NF4's kernels of the stream split (qgc_lut_stream: R 2048 only):
- * [x][norm] */
-template <int I>
-constexpr LutFn lut_sk_fn() {
-  return qgc::lut_kernel<QG_LAYOUT_NF4, QGC_LUT_STREAM_NB, (I / kNorms) % 2 == 1, I % kNorms, 0, true>;
-}
-template <int... I>
-constexpr std::array<LutFn, sizeof...(I)> lut_sk_table(std::integer_sequence<int, I...>) {
-  return {lut_sk_fn<I>()...};
-}
-const std::array<LutFn, 2 * kNorms> kLutSkFns = lut_sk_table(std::make_integer_sequence<int, 2 * kNorms>());
-
 /* pf: qgc_lut_l2pf's batches, 0 or QGC_LUT_L2PF_BATCHES (NF4 only) */
-LutFn lut_pick(qg_layout_id id, int nb, bool x_bf16, int norm, int pf, bool stream) {
-  if (stream) return id == QG_LAYOUT_NF4 && nb == QGC_LUT_STREAM_NB ? kLutSkFns[x_bf16 * kNorms + norm] : nullptr;
+LutFn lut_pick(qg_layout_id id, int nb, bool x_bf16, int norm, int pf) {
   const int nbi = nb == 8 ? 0 : nb == 4 ? 1 : 2;
   if (pf > 0) return id == QG_LAYOUT_NF4 ? kLutPfFns[(nbi * 2 + x_bf16) * kNorms + norm] : nullptr;
   return kLutFns[(((int)id * kNbs + nbi) * 2 + x_bf16) * kNorms + norm];
@@ -75,17 +62,14 @@ cudaError_t qgc_lut_prepare(const qgc_device_facts &d) {
     if (e == cudaSuccess) e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)QGC_LUT_SMEM);
   for (LutFn f : kLutPfFns)
     if (e == cudaSuccess) e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)QGC_LUT_SMEM);
-  for (LutFn f : kLutSkFns)
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)QGC_LUT_SMEM);
   return e;
 }
 
 cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStream_t s, bool pdl) {
   const qgc_lut_geom &g = L->lut_geom;
   const int norm = a->gamma == nullptr ? 0 : a->gamma_dtype == QGEMV_BF16 ? 2 : 1;
-  const LutFn fn =
-      lut_pick(L->id, g.nb, a->x_dtype == QGEMV_BF16, norm, qgc_lut_l2pf(L->format, &g, L->k), g.stream != 0);
-  if (fn == nullptr) return cudaErrorInvalidDeviceFunction; /* prefetch and stream kernels: NF4's only */
+  const LutFn fn = lut_pick(L->id, g.nb, a->x_dtype == QGEMV_BF16, norm, qgc_lut_l2pf(L->format, &g, L->k));
+  if (fn == nullptr) return cudaErrorInvalidDeviceFunction; /* no prefetch kernels but NF4's (qgc_lut_l2pf) */
   const size_t xs = a->x_dtype == QGEMV_BF16 ? 2 : 4, ys = a->y_dtype == QGEMV_BF16 ? 2 : 4;
   qgc::LutParams p = {};
   p.codes = reinterpret_cast<const uint4 *>(L->lut_codes);
@@ -98,8 +82,6 @@ cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStr
   p.ksplit = g.ksplit;
   p.rows_per_unit = g.rows;
   const unsigned finish_grid = (unsigned)((L->n + 255) / 256);
-  /* lut_finish_stream's slots: a row unit's batch-units over the CTAs */
-  int per_unit = (int)(L->k / qgc_lut_chunk_k(L->format)) * g.nb, ctas = (int)g.units;
   int fnorm = norm != 0, y_bf16 = a->y_dtype == QGEMV_BF16;
   float eps = a->eps;
   for (int64_t r = 0; r < a->m; r++) {
@@ -109,12 +91,8 @@ cudaError_t qgc_lut_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStr
     cudaError_t e = qgc::launch_ex((const void *)fn, dim3((unsigned)g.units), dim3(qgc::kLutThreads), QGC_LUT_SMEM, s,
                                    pdl, main_args);
     void *finish_args[] = {&p.part, &p.ss, &y, &p.n, &p.ksplit, &p.k, &eps, &fnorm, &y_bf16};
-    void *stream_args[] = {&p.part, &p.ss, &y, &p.n, &p.k, &p.rows_per_unit, &per_unit, &ctas, &eps, &fnorm, &y_bf16};
     if (e == cudaSuccess)
-      e = g.stream ? qgc::launch_ex((const void *)qgc::lut_finish_stream, dim3(finish_grid), dim3(256), 0, s, pdl,
-                                    stream_args)
-                   : qgc::launch_ex((const void *)qgc::lut_finish, dim3(finish_grid), dim3(256), 0, s, pdl,
-                                    finish_args);
+      e = qgc::launch_ex((const void *)qgc::lut_finish, dim3(finish_grid), dim3(256), 0, s, pdl, finish_args);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;

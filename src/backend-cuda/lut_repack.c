@@ -17,7 +17,7 @@ int qgc_lut_shape_ok(qgemv_format f, int64_t n, int64_t k) {
 int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, int min_rows, qgc_lut_geom *g) {
   if (!qgc_lut_shape_ok(f, n, k) || sms < 1) return 0;
   const int64_t chunks = k / qgc_lut_chunk_k(f);
-  qgc_lut_geom best = {0, 0, 0, 0, 0};
+  qgc_lut_geom best = {0, 0, 0, 0};
   for (int nb = 8; nb >= 2; nb /= 2) {
     const int rows = QGC_LUT_WARPS * QGC_LUT_BATCH * nb;
     if (rows < min_rows) break;
@@ -33,48 +33,11 @@ int qgc_lut_choose(qgemv_format f, int64_t n, int64_t k, int sms, int min_rows, 
       const int fits = units <= sms, best_fits = best.units > 0 && best.units <= sms;
       const int better = best.units == 0 || (fits && !best_fits) ||
                          (fits && best_fits && units > best.units) || (!fits && !best_fits && units < best.units);
-      if (better) best = (qgc_lut_geom){nb, rows, s, units, 0};
+      if (better) best = (qgc_lut_geom){nb, rows, s, units};
     }
   }
   *g = best;
   return best.units > 0;
-}
-
-/* the stream split's rows a unit (R 2048, its kernels' NB of 8) */
-#define STREAM_ROWS (QGC_LUT_WARPS * QGC_LUT_BATCH * QGC_LUT_STREAM_NB)
-
-int qgc_lut_stream_slots(int64_t row_units, int64_t per_unit, int64_t ctas) {
-  const int64_t work = row_units * per_unit;
-  int64_t most = 0;
-  for (int64_t u = 0; u < row_units; u++) {
-    const int64_t c = qgc_lut_stream_cta((u + 1) * per_unit - 1, ctas, work) - qgc_lut_stream_cta(u * per_unit, ctas, work) + 1;
-    if (c > most) most = c;
-  }
-  return (int)most;
-}
-
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-int64_t qgc_lut_cost5(const qgc_lut_geom *g, int64_t n, int64_t k, int sms) {
-  const int64_t chunks = k / qgc_lut_chunk_k(QGEMV_NF4);
-  if (g->stream) { /* the longest run, and the most chunks it can touch */
-    const int64_t run = ceil_div((n / g->rows) * chunks * g->nb, g->units), builds = ceil_div(run - 1, g->nb) + 1;
-    return 5 * run + QGC_LUT_BUILD_COST * builds;
-  }
-  const int64_t cpu = chunks / g->ksplit;
-  return ceil_div(g->units, sms) * cpu * (5 * g->nb + QGC_LUT_BUILD_COST);
-}
-
-int qgc_lut_stream(qgemv_format f, int64_t n, int64_t k, int sms, int force, qgc_lut_geom *g) {
-  if (f != QGEMV_NF4 || sms < 1 || !qgc_lut_shape_ok(f, n, k) || n % STREAM_ROWS) return 0;
-  const int64_t row_units = n / STREAM_ROWS, per_unit = k / qgc_lut_chunk_k(f) * QGC_LUT_STREAM_NB;
-  if (row_units * per_unit < 2 * QGC_LUT_STREAM_NB * (int64_t)sms) return 0;
-  /* its partial rows a row unit: at most the SMs (the even split's cap
-   * does not apply: the workspace is slots x n) */
-  const qgc_lut_geom st = {QGC_LUT_STREAM_NB, STREAM_ROWS, qgc_lut_stream_slots(row_units, per_unit, sms), sms, 1};
-  if (!force && 100 * qgc_lut_cost5(&st, n, k, sms) > 97 * qgc_lut_cost5(g, n, k, sms)) return 0;
-  *g = st;
-  return 1;
 }
 
 int qgc_lut_fills(const qgc_lut_geom *g, int sms) { return g->units * 4 >= (int64_t)sms * 3; }
@@ -83,7 +46,7 @@ int qgc_lut_auto(qgemv_format f, const qgc_lut_geom *g, int sms) { return f == Q
 
 int qgc_lut_l2pf(qgemv_format f, const qgc_lut_geom *g, int64_t k) {
   const int64_t chunks_per_cta = k / qgc_lut_chunk_k(f) / g->ksplit;
-  return f == QGEMV_NF4 && !g->stream && chunks_per_cta == 1 ? QGC_LUT_L2PF_BATCHES : 0;
+  return f == QGEMV_NF4 && chunks_per_cta == 1 ? QGC_LUT_L2PF_BATCHES : 0;
 }
 
 int qgc_layout_pref_parse(const char *s, qgc_layout_pref *pref) {

@@ -37,18 +37,12 @@ static bool parse_item(const char *s, size_t len, qgc_plan_tune *t, char *err, s
     snprintf(err, errsize, "x=%.*s: x is direct, int or auto", (int)vlen, v);
     return false;
   }
-  if (KEY("split")) {
-    if (vlen == 4 && memcmp(v, "even", 4) == 0) return t->split = QGC_SPLIT_EVEN, true;
-    if (vlen == 6 && memcmp(v, "stream", 6) == 0) return t->split = QGC_SPLIT_STREAM, true;
-    snprintf(err, errsize, "split=%.*s: split is even or stream", (int)vlen, v);
-    return false;
-  }
   int *field = KEY("ks") ? &t->ks : KEY("t") ? &t->t : KEY("w") ? &t->w : KEY("phases") ? &t->phases : NULL;
   const long max = KEY("ks") ? 16 : KEY("w") ? QGC_TUNE_MAX_WARPS : KEY("t") ? 2 : 1024;
   const bool pow2 = KEY("ks"); /* w: any count, so that W / KS row groups can fit the SMs evenly */
 #undef KEY
   if (field == NULL) {
-    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases, x, split)", (int)klen, s);
+    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases, x)", (int)klen, s);
     return false;
   }
   if (!is_num || (pow2 ? !power_of_two_upto(n, max) : n < 1 || n > max)) {
@@ -91,9 +85,6 @@ void qgc_plan_tune_format(const qgc_plan_tune *t, char *buf, size_t size) {
   if (t->x && used < size)
     used += (size_t)snprintf(buf + used, size - used, "%sx=%s", used ? "," : "",
                              t->x == QGC_X_INT ? "int" : t->x == QGC_X_AUTO ? "auto" : "direct");
-  if (t->split && used < size)
-    used += (size_t)snprintf(buf + used, size - used, "%ssplit=%s", used ? "," : "",
-                             t->split == QGC_SPLIT_STREAM ? "stream" : "even");
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
     if (f[i].v && used < size) used += (size_t)snprintf(buf + used, size - used, "%s%s=%d", used ? "," : "", f[i].key, f[i].v);
 }

@@ -16,7 +16,6 @@ extern "C" {
 enum { QGC_B_CTA = 1, QGC_B_WARP = 2 };
 #define QGC_TUNE_MAX_WARPS 28 /* qgc::kWideWarps */
 enum { QGC_X_DIRECT = 1, QGC_X_INT = 2, QGC_X_AUTO = 3 };
-enum { QGC_SPLIT_EVEN = 1, QGC_SPLIT_STREAM = 2 };
 
 /* Each field 0 where the plan chooses, so a zeroed struct is no override. */
 typedef struct qgc_plan_tune {
@@ -34,15 +33,10 @@ typedef struct qgc_plan_tune {
                * fits, or where the weight has at least 3.5 tiles of 16 rows
                * per SM (QGC_X_AUTO: where it was faster at m = 1 on the
                * H200); else ignored */
-  int split;  /* the lookup-table form's k-split (lut_layout.h): the even
-               * split only (QGC_SPLIT_EVEN), or the stream split wherever
-               * it can run (QGC_SPLIT_STREAM); 0: the stream split where
-               * qgc_lut_stream's cost rule takes it if QGC_LUT_STREAM_AUTO
-               * (off: not yet faster), else the even. Changes the bits. */
 } qgc_plan_tune;
 
 /* Parses "key=value,..." (keys ks, t, b = cta|warp, w, phases, x =
- * direct|int|auto, split = even|stream; NULL or "" is no override) into *t. On a malformed text returns false and writes
+ * direct|int|auto; NULL or "" is no override) into *t. On a malformed text returns false and writes
  * what is wrong, for a user, into err. */
 bool qgc_plan_tune_parse(const char *text, qgc_plan_tune *t, char *err, size_t errsize);
 /* The override as QGEMV_CUDA_PLAN text ("" for none), for messages. */

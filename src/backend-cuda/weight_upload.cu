@@ -34,15 +34,10 @@ static qgemv_status alloc_fail(cudaError_t e, size_t bytes, const qgemv_weight_d
  * of shared memory a block. */
 static bool choose_lut(const qgc_state *st, const qgemv_weight_desc *d, int64_t max_m, qgc_lut_geom *g) {
   if (st->layout_pref == QGC_LAYOUT_TILES || !qgc_lut_device_ok(st->facts)) return false;
-  const int sms = st->facts.sms;
-  const bool lut = st->layout_pref == QGC_LAYOUT_LUT
-                       ? qgc_lut_choose(d->format, d->n, d->k, sms, QGC_LUT_ROWS_MIN, g)
-                       : max_m == 1 && qgc_lut_choose(d->format, d->n, d->k, sms, QGC_LUT_AUTO_ROWS_MIN, g) &&
-                             qgc_lut_auto(d->format, g, sms);
-  const int split = st->facts.tune.split;
-  if (lut && (split == QGC_SPLIT_STREAM || (split == 0 && QGC_LUT_STREAM_AUTO)))
-    qgc_lut_stream(d->format, d->n, d->k, sms, split == QGC_SPLIT_STREAM, g);
-  return lut;
+  if (st->layout_pref == QGC_LAYOUT_LUT)
+    return qgc_lut_choose(d->format, d->n, d->k, st->facts.sms, QGC_LUT_ROWS_MIN, g);
+  return max_m == 1 && qgc_lut_choose(d->format, d->n, d->k, st->facts.sms, QGC_LUT_AUTO_ROWS_MIN, g) &&
+         qgc_lut_auto(d->format, g, st->facts.sms);
 }
 
 /* One staged run of repacked bytes to the device; the host buffer is
