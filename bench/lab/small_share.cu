@@ -403,52 +403,123 @@ __host__ __device__ __forceinline__ float lut_at(const float *lut, unsigned byte
   return *reinterpret_cast<const float *>(reinterpret_cast<const char *>(lut) + byte_off);
 }
 
-/* 32 NF4 codes (k offsets 0..31 of the word) times x: 4 chains of 8 FMAs. */
-__device__ __forceinline__ float nf4_word(const uint4 w, const float *xp, const float *lut) {
-  const unsigned ws[4] = {w.x, w.y, w.z, w.w};
-  float c0 = 0.f, c1 = 0.f, c2 = 0.f, c3 = 0.f;
-#pragma unroll
+/* Decode helpers, __host__ __device__ so that the host emulation runs these
+ * very functions on the packed bytes; the old kernel takes them with R = 1. */
+
+/* #pragma unroll in the __host__ __device__ helpers, for the device pass only
+ * (the host compiler warns on it) */
+#ifdef __CUDA_ARCH__
+#define SS_UNROLL _Pragma("unroll")
+#else
+#define SS_UNROLL
+#endif
+
+__host__ __device__ __forceinline__ unsigned ss_rotr(unsigned v, int n) {
+#ifdef __CUDA_ARCH__
+  return __funnelshift_r(v, v, n);
+#else
+  n &= 31;
+  return n ? (v >> n) | (v << (32 - n)) : v;
+#endif
+}
+__host__ __device__ __forceinline__ unsigned ss_bperm(unsigned x, unsigned y, unsigned s) {
+#ifdef __CUDA_ARCH__
+  return __byte_perm(x, y, s);
+#else
+  const uint64_t v = (uint64_t)y << 32 | x;
+  unsigned r = 0;
+  for (int b = 0; b < 4; ++b) r |= (unsigned)((v >> (8 * ((s >> (4 * b)) & 7))) & 0xFFu) << (8 * b);
+  return r;
+#endif
+}
+__host__ __device__ __forceinline__ float ss_u2f(unsigned u) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(u);
+#else
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+#endif
+}
+__host__ __device__ __forceinline__ unsigned ss_reg(const uint4 &w, int g) { return g == 0 ? w.x : g == 1 ? w.y : g == 2 ? w.z : w.w; }
+
+/* host emulation only: each x, table and scale read checked against its
+ * region (0 x, 1 table, 2 scales) when the emulation sets them */
+[[maybe_unused]] static const char *g_emu_lo[3], *g_emu_hi[3];
+[[maybe_unused]] static long g_emu_bad = 0;
+#ifndef __CUDA_ARCH__
+#define SS_EMU_CHECK(kind, p, n)                                                                          \
+  do {                                                                                                \
+    if (g_emu_lo[kind] && ((const char *)(p) < g_emu_lo[kind] || (const char *)(p) + (n) > g_emu_hi[kind])) \
+      ++g_emu_bad;                                                                                    \
+  } while (0)
+#else
+#define SS_EMU_CHECK(kind, p, n) \
+  do {                           \
+  } while (0)
+#endif
+
+/* R words of one k word (R rows) times x: NF4 by the 16-entry table (4 chains
+ * of 8 FMAs a word), x read once for the R rows. */
+template <int R>
+__host__ __device__ __forceinline__ void nf4_nib_words(const uint4 *w, const float *xp, const float *lut, float (&part)[R]) {
+  float c[R][4];
+SS_UNROLL
+  for (int h = 0; h < R; ++h) c[h][0] = c[h][1] = c[h][2] = c[h][3] = 0.f;
+SS_UNROLL
   for (int g = 0; g < 4; ++g) {
+    SS_EMU_CHECK(0, xp + 8 * g, 32);
     const float4 xa = reinterpret_cast<const float4 *>(xp)[2 * g];
     const float4 xb = reinterpret_cast<const float4 *>(xp)[2 * g + 1];
-    const unsigned e = ws[g] & 0x3C3C3C3Cu;                            /* 4 code, offsets 8g + b */
-    const unsigned o = __funnelshift_r(ws[g], ws[g], 4) & 0x3C3C3C3Cu; /* offsets 8g + 4 + b */
-    c0 = fmaf(lut_at(lut, e & 0xFFu), xa.x, c0);
-    c1 = fmaf(lut_at(lut, __byte_perm(e, 0u, 0x4441u)), xa.y, c1);
-    c2 = fmaf(lut_at(lut, __byte_perm(e, 0u, 0x4442u)), xa.z, c2);
-    c3 = fmaf(lut_at(lut, e >> 24), xa.w, c3);
-    c0 = fmaf(lut_at(lut, o & 0xFFu), xb.x, c0);
-    c1 = fmaf(lut_at(lut, __byte_perm(o, 0u, 0x4441u)), xb.y, c1);
-    c2 = fmaf(lut_at(lut, __byte_perm(o, 0u, 0x4442u)), xb.z, c2);
-    c3 = fmaf(lut_at(lut, o >> 24), xb.w, c3);
+SS_UNROLL
+    for (int h = 0; h < R; ++h) {
+      const unsigned wr = ss_reg(w[h], g);
+      const unsigned e = wr & 0x3C3C3C3Cu, o = ss_rotr(wr, 4) & 0x3C3C3C3Cu;
+      c[h][0] = fmaf(lut_at(lut, e & 0xFFu), xa.x, c[h][0]);
+      c[h][1] = fmaf(lut_at(lut, ss_bperm(e, 0u, 0x4441u)), xa.y, c[h][1]);
+      c[h][2] = fmaf(lut_at(lut, ss_bperm(e, 0u, 0x4442u)), xa.z, c[h][2]);
+      c[h][3] = fmaf(lut_at(lut, e >> 24), xa.w, c[h][3]);
+      c[h][0] = fmaf(lut_at(lut, o & 0xFFu), xb.x, c[h][0]);
+      c[h][1] = fmaf(lut_at(lut, ss_bperm(o, 0u, 0x4441u)), xb.y, c[h][1]);
+      c[h][2] = fmaf(lut_at(lut, ss_bperm(o, 0u, 0x4442u)), xb.z, c[h][2]);
+      c[h][3] = fmaf(lut_at(lut, o >> 24), xb.w, c[h][3]);
+    }
   }
-  return (c0 + c1) + (c2 + c3);
+SS_UNROLL
+  for (int h = 0; h < R; ++h) part[h] = (c[h][0] + c[h][1]) + (c[h][2] + c[h][3]);
 }
 
-/* 64 Q2_0 codes times x: (code - 1) from a magic float (header), 4 chains of
- * 16 FMAs. */
-__device__ __forceinline__ float q2_word(const uint4 w, const float *xp) {
-  const unsigned ws[4] = {w.x, w.y, w.z, w.w};
-  float c[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
+/* 64 Q2_0 codes (either group) times x, R rows sharing each x load: (code -
+ * 1) from a magic float (header), 4 chains of 16 FMAs a word. */
+template <int R>
+__host__ __device__ __forceinline__ void q2_words(const uint4 *w, const float *xp, float (&part)[R]) {
+  float c[R][4];
+SS_UNROLL
+  for (int h = 0; h < R; ++h) c[h][0] = c[h][1] = c[h][2] = c[h][3] = 0.f;
+SS_UNROLL
   for (int g = 0; g < 4; ++g) {
-    const unsigned lo = ws[g], hi = ws[g] >> 22;
-#pragma unroll
+SS_UNROLL
     for (int m = 0; m < 4; ++m) {
+      SS_EMU_CHECK(0, xp + 16 * g + 4 * m, 16);
       const float4 xv = reinterpret_cast<const float4 *>(xp)[4 * g + m];
       const float xe[4] = {xv.x, xv.y, xv.z, xv.w};
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int j = 4 * m + e;              /* code j of register g: k offset 16g + j */
-        const int jj = j < 11 ? j : j - 11;   /* its bit pair in lo or hi */
-        const unsigned src = j < 11 ? lo : hi;
-        const unsigned bits = (src & (3u << (2 * jj))) | ((unsigned)(150 - 2 * jj) << 23);
-        const float v = __uint_as_float(bits) - (float)((1 << (23 - 2 * jj)) + 1);
-        c[e] = fmaf(v, xe[e], c[e]);
+SS_UNROLL
+      for (int h = 0; h < R; ++h) {
+        const unsigned lo = ss_reg(w[h], g), hi = lo >> 22;
+SS_UNROLL
+        for (int e = 0; e < 4; ++e) {
+          const int j = 4 * m + e;
+          const int jj = j < 11 ? j : j - 11;
+          const unsigned src = j < 11 ? lo : hi;
+          const unsigned bits = (src & (3u << (2 * jj))) | ((unsigned)(150 - 2 * jj) << 23);
+          const float v = ss_u2f(bits) - (float)((1 << (23 - 2 * jj)) + 1);
+          c[h][e] = fmaf(v, xe[e], c[h][e]);
+        }
       }
     }
   }
-  return (c[0] + c[1]) + (c[2] + c[3]);
+SS_UNROLL
+  for (int h = 0; h < R; ++h) part[h] = (c[h][0] + c[h][1]) + (c[h][2] + c[h][3]);
 }
 
 /* x into shared memory as f32, 4 floats of padding after every CW. XV
@@ -528,10 +599,14 @@ __device__ __forceinline__ void consume(const uint4 (&b)[U], Cur &c, const KP &p
           const float *xp = xs + kw * (CW + 4);
           float part, s;
           if (FMT == kNF4) {
-            part = nf4_word(b[u], xp, lut);
+            float pr[1];
+            nf4_nib_words<1>(&b[u], xp, lut, pr);
+            part = pr[0];
             s = reinterpret_cast<const float *>(ss)[(kw >> 1) * nr + rl];
           } else {
-            part = q2_word(b[u], xp);
+            float pr[1];
+            q2_words<1>(&b[u], xp, pr);
+            part = pr[0];
             s = __half2float(reinterpret_cast<const __half *>(ss)[(kw >> Fmt<FMT>::LGWPS) * nr + rl]);
           }
           acc32 = fmaf(part, s, acc32);
@@ -616,16 +691,8 @@ __global__ void __launch_bounds__(T, MINB) share_kernel(const KP p) {
 }
 
 /* ---------------------------------------------------------------- lean kernels
- * (header: "Lean kernels"). Decode helpers are __host__ __device__ so that the
- * host emulation runs these very functions on the packed bytes. */
-
-/* #pragma unroll in the __host__ __device__ helpers, for the device pass only
- * (the host compiler warns on it) */
-#ifdef __CUDA_ARCH__
-#define SS_UNROLL _Pragma("unroll")
-#else
-#define SS_UNROLL
-#endif
+ * (header: "Lean kernels"). The 16-entry and Q2_0 decodes are the old
+ * kernel's, above; the pair table's are here, __host__ __device__ too. */
 
 enum { kDecOld = 0, kDecBase = 1, kDecP1 = 2, kDecP16 = 3, kDecP32 = 4 };
 
@@ -639,51 +706,6 @@ __host__ __device__ constexpr int dec_copies(int dec) { return dec == kDecP1 ? 1
 __host__ __device__ constexpr int dec_sh(int dec) { return dec == kDecP1 ? 3 : dec == kDecP16 ? 7 : 8; }
 __host__ __device__ constexpr int dec_tab_bytes(int dec) { return dec_copies(dec) * 2048; }
 
-__host__ __device__ __forceinline__ unsigned ss_rotr(unsigned v, int n) {
-#ifdef __CUDA_ARCH__
-  return __funnelshift_r(v, v, n);
-#else
-  n &= 31;
-  return n ? (v >> n) | (v << (32 - n)) : v;
-#endif
-}
-__host__ __device__ __forceinline__ unsigned ss_bperm(unsigned x, unsigned y, unsigned s) {
-#ifdef __CUDA_ARCH__
-  return __byte_perm(x, y, s);
-#else
-  const uint64_t v = (uint64_t)y << 32 | x;
-  unsigned r = 0;
-  for (int b = 0; b < 4; ++b) r |= (unsigned)((v >> (8 * ((s >> (4 * b)) & 7))) & 0xFFu) << (8 * b);
-  return r;
-#endif
-}
-__host__ __device__ __forceinline__ float ss_u2f(unsigned u) {
-#ifdef __CUDA_ARCH__
-  return __uint_as_float(u);
-#else
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-#endif
-}
-__host__ __device__ __forceinline__ unsigned ss_reg(const uint4 &w, int g) { return g == 0 ? w.x : g == 1 ? w.y : g == 2 ? w.z : w.w; }
-
-/* host emulation only: each x, table and scale read checked against its
- * region (0 x, 1 table, 2 scales) when the emulation sets them */
-[[maybe_unused]] static const char *g_emu_lo[3], *g_emu_hi[3];
-[[maybe_unused]] static long g_emu_bad = 0;
-#ifndef __CUDA_ARCH__
-#define SS_EMU_CHECK(kind, p, n)                                                                          \
-  do {                                                                                                \
-    if (g_emu_lo[kind] && ((const char *)(p) < g_emu_lo[kind] || (const char *)(p) + (n) > g_emu_hi[kind])) \
-      ++g_emu_bad;                                                                                    \
-  } while (0)
-#else
-#define SS_EMU_CHECK(kind, p, n) \
-  do {                           \
-  } while (0)
-#endif
-
 /* The pair table's entries that thread t of T writes (all of them over the
  * CTA); nf4 is the 16 values (constant memory on the device). */
 __host__ __device__ __forceinline__ void pair_tab_fill(float2 *tab, int C, int t, int T, const float *nf4) {
@@ -693,36 +715,6 @@ SS_UNROLL
     const float2 v = make_float2(lo, nf4[hi]);
     for (int cc = t >> 4; cc < C; cc += T >> 4) tab[((t & 15) | hi << 4) * C + cc] = v;
   }
-}
-
-/* R words of one k word (R rows) times x: NF4 by the 16-entry table (as
- * nf4_word: 4 chains of 8 FMAs a word), x read once for the R rows. */
-template <int R>
-__host__ __device__ __forceinline__ void nf4_nib_words(const uint4 *w, const float *xp, const float *lut, float (&part)[R]) {
-  float c[R][4];
-SS_UNROLL
-  for (int h = 0; h < R; ++h) c[h][0] = c[h][1] = c[h][2] = c[h][3] = 0.f;
-SS_UNROLL
-  for (int g = 0; g < 4; ++g) {
-    SS_EMU_CHECK(0, xp + 8 * g, 32);
-    const float4 xa = reinterpret_cast<const float4 *>(xp)[2 * g];
-    const float4 xb = reinterpret_cast<const float4 *>(xp)[2 * g + 1];
-SS_UNROLL
-    for (int h = 0; h < R; ++h) {
-      const unsigned wr = ss_reg(w[h], g);
-      const unsigned e = wr & 0x3C3C3C3Cu, o = ss_rotr(wr, 4) & 0x3C3C3C3Cu;
-      c[h][0] = fmaf(lut_at(lut, e & 0xFFu), xa.x, c[h][0]);
-      c[h][1] = fmaf(lut_at(lut, ss_bperm(e, 0u, 0x4441u)), xa.y, c[h][1]);
-      c[h][2] = fmaf(lut_at(lut, ss_bperm(e, 0u, 0x4442u)), xa.z, c[h][2]);
-      c[h][3] = fmaf(lut_at(lut, e >> 24), xa.w, c[h][3]);
-      c[h][0] = fmaf(lut_at(lut, o & 0xFFu), xb.x, c[h][0]);
-      c[h][1] = fmaf(lut_at(lut, ss_bperm(o, 0u, 0x4441u)), xb.y, c[h][1]);
-      c[h][2] = fmaf(lut_at(lut, ss_bperm(o, 0u, 0x4442u)), xb.z, c[h][2]);
-      c[h][3] = fmaf(lut_at(lut, o >> 24), xb.w, c[h][3]);
-    }
-  }
-SS_UNROLL
-  for (int h = 0; h < R; ++h) part[h] = (c[h][0] + c[h][1]) + (c[h][2] + c[h][3]);
 }
 
 /* NF4 by the pair table: register g holds the code bytes of k offsets
@@ -766,37 +758,6 @@ SS_UNROLL
   for (int h = 0; h < R; ++h) part[h] = (c[h][0] + c[h][1]) + (c[h][2] + c[h][3]);
 }
 
-/* Q2_0 (either group) as q2_word, R rows sharing each x load. */
-template <int R>
-__host__ __device__ __forceinline__ void q2_words(const uint4 *w, const float *xp, float (&part)[R]) {
-  float c[R][4];
-SS_UNROLL
-  for (int h = 0; h < R; ++h) c[h][0] = c[h][1] = c[h][2] = c[h][3] = 0.f;
-SS_UNROLL
-  for (int g = 0; g < 4; ++g) {
-SS_UNROLL
-    for (int m = 0; m < 4; ++m) {
-      SS_EMU_CHECK(0, xp + 16 * g + 4 * m, 16);
-      const float4 xv = reinterpret_cast<const float4 *>(xp)[4 * g + m];
-      const float xe[4] = {xv.x, xv.y, xv.z, xv.w};
-SS_UNROLL
-      for (int h = 0; h < R; ++h) {
-        const unsigned lo = ss_reg(w[h], g), hi = lo >> 22;
-SS_UNROLL
-        for (int e = 0; e < 4; ++e) {
-          const int j = 4 * m + e;
-          const int jj = j < 11 ? j : j - 11;
-          const unsigned src = j < 11 ? lo : hi;
-          const unsigned bits = (src & (3u << (2 * jj))) | ((unsigned)(150 - 2 * jj) << 23);
-          const float v = ss_u2f(bits) - (float)((1 << (23 - 2 * jj)) + 1);
-          c[h][e] = fmaf(v, xe[e], c[h][e]);
-        }
-      }
-    }
-  }
-SS_UNROLL
-  for (int h = 0; h < R; ++h) part[h] = (c[h][0] + c[h][1]) + (c[h][2] + c[h][3]);
-}
 
 template <int FMT, int DEC, int R>
 __host__ __device__ __forceinline__ void lean_decode(const uint4 *w, const float *xp, const float *lut, const char *tab,
