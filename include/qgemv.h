@@ -230,19 +230,21 @@ QGEMV_API qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_de
  * at most max_m activation rows a call (0: unknown, which is
  * qgemv_weight_upload). The backend may then keep the weight in a form
  * that is faster at that m: the CUDA backend, for max_m = 1 (decode),
- * takes its lookup-table kernel for NF4 where it fills the GPU (DESIGN.md
- * section 6). A call with more rows stays correct and bit-identical row by row to
- * m = 1 calls, but may be slower than on a weight uploaded for it. That
- * form holds a workspace of its own (the k-split's partial rows: 8 S bytes
+ * takes its share kernel for small weights (each SM's share of the rows in
+ * flight at once: 1024 x 4096 on an H100) and its lookup-table kernel for
+ * large NF4 ones where it fills the GPU (DESIGN.md section 6). A call with
+ * more rows stays correct and bit-identical row by row to m = 1 calls, but
+ * may be slower than on a weight uploaded for it. The lookup-table form
+ * holds a workspace of its own (the k-split's partial rows: 8 S bytes
  * a row, S <= 64): two matvecs on it must not overlap in time. On one
  * context's stream they never do; after qgemv_set_stream, order the old
  * stream's work before the new stream's, as for any buffer both use. */
 QGEMV_API qgemv_status qgemv_weight_upload_for_m(qgemv_ctx *ctx, const qgemv_weight_desc *desc, int64_t max_m,
                                                  qgemv_weight **out);
 QGEMV_API void qgemv_weight_free(qgemv_weight *w);
-/* The resident form the backend chose (static): CUDA "tiles" (any m) or
- * "lut" (the lookup-table kernel, for m = 1); CPU "packed" or "interleaved"
- * forms as its kernels read them. NULL (with a message) for a bad weight. */
+/* The resident form the backend chose (static): CUDA "tiles" (any m),
+ * "lut" (the lookup-table kernel, for m = 1) or "share" (the share kernel,
+ * for m = 1); CPU "packed" or "interleaved" forms as its kernels read them. NULL (with a message) for a bad weight. */
 QGEMV_API const char *qgemv_weight_form(const qgemv_weight *w);
 /* Bytes the weight occupies on its device (data and scales as laid out). */
 QGEMV_API size_t qgemv_weight_resident_bytes(const qgemv_weight *w);

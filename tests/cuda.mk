@@ -7,7 +7,7 @@
 check_PROGRAMS += tests/test_cuda_backend tests/fatbin_list
 TESTS += tests/test_cuda_backend tests/test_fatbin_list.sh tests/test_cuda_fatbin.sh
 dist_noinst_SCRIPTS += tests/test_fatbin_list.sh tests/test_cuda_fatbin.sh
-tests_test_cuda_backend_SOURCES = tests/test_cuda_backend.c
+tests_test_cuda_backend_SOURCES = tests/test_cuda_backend.c src/backend-cuda/share_repack.c
 tests_test_cuda_backend_CFLAGS = $(TEST_CFLAGS)
 tests_test_cuda_backend_LDADD = $(TEST_LDADD)
 tests_fatbin_list_SOURCES = tests/fatbin_list.c
@@ -25,6 +25,14 @@ TESTS += tests/test_cuda_lut_layout
 tests_test_cuda_lut_layout_SOURCES = tests/test_cuda_lut_layout.c src/backend-cuda/lut_repack.c
 tests_test_cuda_lut_layout_CFLAGS = $(TEST_CFLAGS)
 tests_test_cuda_lut_layout_LDADD = $(TEST_LDADD)
+# The share layout (share_repack.c, plain C): the repack, the kernel's
+# arithmetic emulated on the CPU against the oracle, the geometry; tested
+# everywhere, GPU or not.
+check_PROGRAMS += tests/test_cuda_share_layout
+TESTS += tests/test_cuda_share_layout
+tests_test_cuda_share_layout_SOURCES = tests/test_cuda_share_layout.c src/backend-cuda/share_repack.c src/backend-cuda/lut_repack.c
+tests_test_cuda_share_layout_CFLAGS = $(TEST_CFLAGS)
+tests_test_cuda_share_layout_LDADD = $(TEST_LDADD)
 
 if HAVE_CUDA
 check_PROGRAMS += tests/test_cuda_layout

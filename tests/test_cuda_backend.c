@@ -15,7 +15,9 @@
  * infinite activations through every staging path, as IEEE says. The
  * lookup-table form (a weight uploaded for m = 1, or any weight under
  * QGEMV_CUDA_LAYOUT=lut): when it is chosen, and the same contract,
- * batched-row, pattern and IEEE cases through it.
+ * batched-row, pattern and IEEE cases through it. The share form (a small
+ * weight uploaded for m = 1, or any weight under QGEMV_CUDA_LAYOUT=share):
+ * the same, plus misaligned activations and the chains.
  *
  * Where no CUDA device is usable the suite exits 77 (SKIP) saying why; the
  * probe runs in this process and CUDA does not survive fork, so the suite
@@ -29,10 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/backend-cuda/share_layout.h"
 #include "testutil.h"
 
 static qgemv_ctx *ctx;
 static qgemv_ctx *lut_ctx; /* opened with QGEMV_CUDA_LAYOUT=lut */
+static qgemv_ctx *share_ctx; /* opened with QGEMV_CUDA_LAYOUT=share */
 static bool lut_device;    /* 192 KB of shared memory a block (Hopper) */
 static bool quick;
 
@@ -230,8 +234,7 @@ START_TEST(test_large_shapes) {
 END_TEST
 
 /* Activations and gamma at an address that is element-aligned only. */
-START_TEST(test_misaligned_inputs) {
-  const int fi = _i;
+static void misaligned_case(int fi) {
   const int64_t n = 70, k = tu_whole_blocks(fi, 640), m = 3;
   for (int xt = 0; xt < 2; xt++)
     for (int norm = 0; norm < 2; norm++) {
@@ -261,6 +264,8 @@ START_TEST(test_misaligned_inputs) {
       problem_free(&p);
     }
 }
+
+START_TEST(test_misaligned_inputs) { misaligned_case(_i); }
 END_TEST
 
 /* A caller's stream through the driver API (libcuda is there wherever a
@@ -432,6 +437,7 @@ static void run_pattern(int fi, int64_t n, int64_t k, int64_t m, int kind) {
   qgemv_weight *w;
   CHECK_OK(qgemv_weight_upload(ctx, &d, &w));
   if (ctx == lut_ctx) ck_assert_str_eq(qgemv_weight_form(w), "lut");
+  if (ctx == share_ctx) ck_assert_str_eq(qgemv_weight_form(w), "share");
   float *xf = pattern_x(m, k, kind, 5000 + (uint64_t)kind);
   for (int xt = 0; xt < 2; xt++)
     for (int yt = 0; yt < 2; yt++) {
@@ -489,8 +495,8 @@ static void run_chain(qgemv_weight *w, qgemv_tensor *const pp[2], qgemv_tensor *
 
 static void *cuda_driver(const char *name, const char *alt);
 
-START_TEST(test_pdl_chain) {
-  const int fi = _i, steps = 8;
+static void pdl_chain_case(int fi) {
+  const int steps = 8;
   const int64_t n = tu_whole_blocks(fi, 4096), m = 3;
   int (*begin)(void *, int) = cuda_driver("cuStreamBeginCapture_v2", "cuStreamBeginCapture");
   int (*end)(void *, void **) = cuda_driver("cuStreamEndCapture", NULL);
@@ -565,6 +571,8 @@ START_TEST(test_pdl_chain) {
       problem_free(&p);
     }
 }
+
+START_TEST(test_pdl_chain) { pdl_chain_case(_i); }
 END_TEST
 
 /* The wide kernel (QGEMV_CUDA_PLAN w over 16: 28 warps of one tile, B per
@@ -856,10 +864,10 @@ START_TEST(test_lut_forms) {
 }
 END_TEST
 
-/* A LUT-form call on p (its weight, x, gamma): y against the oracle, a
- * second run equal to the first, and each row of the batch equal to m = 1
- * on that row (the form runs one pass a row). */
-static void check_lut_call(const problem *p, qgemv_dtype yt, const char *what, const char *format) {
+/* A call on p (its weight, x, gamma) in an m = 1 form (LUT, share): y
+ * against the oracle, a second run equal to the first, and each row of the
+ * batch equal to m = 1 on that row (the forms run one pass a row). */
+static void check_form_call(const problem *p, qgemv_dtype yt, const char *what, const char *format) {
   const int64_t n = p->hw.desc.n, k = p->hw.desc.k, m = p->m;
   tu_guarded all = run_guarded(p->w, p->x, p->g, yt, m, n);
   check_contract(p, yt, all.mem, what);
@@ -915,7 +923,7 @@ START_TEST(test_lut_combinations) {
       problem_make(&p, 900 + (uint64_t)iter, (dist_kind)(iter % DIST_COUNT), fi, n, k, m, xt, norm != 0,
                    norm == 2 ? QGEMV_BF16 : QGEMV_F32);
       ck_assert_str_eq(qgemv_weight_form(p.w), "lut");
-      check_lut_call(&p, yt, "lut", tu_format(fi).name);
+      check_form_call(&p, yt, "lut", tu_format(fi).name);
       problem_free(&p);
     }
   ctx = base;
@@ -932,6 +940,84 @@ START_TEST(test_lut_patterns) {
   run_pattern(fi, 1024, 4096, 3, ADVERSARIAL);
   run_pattern(fi, 1024, quick ? 8192 : 65536, 1, CORRELATED);
   nonfinite_modes(fi, 1024, 4096, "lut");
+  ctx = base;
+}
+END_TEST
+
+/* ---- the share form ---- */
+
+/* Whether the share form takes (f, n, k) automatically on this device
+ * (share_layout.h's rule; x, scales and sums at k 4096 fit every device's
+ * shared memory, so the limit passed is GB10's). */
+static bool share_auto_here(qgemv_format f, int64_t n, int64_t k) {
+  qgemv_device_info info;
+  CHECK_OK(qgemv_ctx_info(ctx, &info));
+  qgc_share_geom g;
+  return qgc_share_choose(f, 64, n, k, info.units, 101376, &g) && qgc_share_auto(&g);
+}
+
+/* When the share form is chosen: automatically for a weight uploaded for
+ * m = 1 whose CTAs hold their whole share in one round (on 132 SMs 1024 x
+ * 4096 NF4, 4 words a thread, not 4096 x 4096, 16), never for another
+ * max_m; under QGEMV_CUDA_LAYOUT=share wherever the shared memory holds x
+ * (not NF4 at k = 65536: 288 KB), for any m. */
+START_TEST(test_share_forms) {
+  qgemv_device_info info;
+  CHECK_OK(qgemv_ctx_info(ctx, &info));
+  static const qgemv_format fs[2] = {QGEMV_NF4, QGEMV_Q2_0}; /* form_of's Q2_0 is g64 */
+  for (int i = 0; i < 2; i++) {
+    const qgemv_format f = fs[i];
+    ck_assert_str_eq(form_of(ctx, f, 1024, 4096, 1), share_auto_here(f, 1024, 4096) ? "share" : "tiles");
+    ck_assert_str_eq(form_of(ctx, f, 256, 4096, 1), share_auto_here(f, 256, 4096) ? "share" : "tiles");
+    ck_assert_str_eq(form_of(ctx, f, 1024, 4096, 0), "tiles");
+    ck_assert_str_eq(form_of(ctx, f, 1024, 4096, 8), "tiles");
+    ck_assert_str_eq(form_of(share_ctx, f, 28672, 1024, 8), "share");
+  }
+  if (info.units == 132) {
+    ck_assert(share_auto_here(QGEMV_NF4, 1024, 4096));
+    ck_assert(!share_auto_here(QGEMV_NF4, 4096, 4096));
+  }
+  ck_assert_str_eq(form_of(share_ctx, QGEMV_NF4, 64, 65536, 1), "tiles");
+  ck_assert_str_eq(form_of(lut_ctx, QGEMV_NF4, 1024, 4096, 1), lut_device ? "lut" : "tiles");
+}
+END_TEST
+
+/* Every dtype and norm combination through the share form, on shapes of
+ * every geometry (on 132 SMs: fewer rows than SMs; rows not a multiple of
+ * the CTAs; one word a thread; several rounds and passes; k = 16384),
+ * batched rows bit-identical to m = 1, a second run equal to the first. */
+START_TEST(test_share_combinations) {
+  const int fi = _i;
+  static const int64_t shapes[][3] = {{257, 1152, 2}, {33, 4224, 1}, {1024, 4096, 3}, {4096, 2048, 1}, {300, 16384, 2}};
+  qgemv_ctx *const base = ctx;
+  ctx = share_ctx;
+  int iter = 0;
+  for (int si = 0; si < (quick ? 2 : (int)(sizeof shapes / sizeof shapes[0])); si++)
+    for (int mode = 0; mode < 12; mode++, iter++) {
+      const int64_t n = shapes[si][0], k = tu_whole_blocks(fi, shapes[si][1]), m = shapes[si][2];
+      const qgemv_dtype xt = (qgemv_dtype)(mode & 1), yt = (qgemv_dtype)((mode >> 1) & 1);
+      const int norm = mode >> 2; /* off, gamma f32, gamma bf16 */
+      problem p;
+      problem_make(&p, 1900 + (uint64_t)iter, (dist_kind)(iter % DIST_COUNT), fi, n, k, m, xt, norm != 0,
+                   norm == 2 ? QGEMV_BF16 : QGEMV_F32);
+      ck_assert_str_eq(qgemv_weight_form(p.w), "share");
+      check_form_call(&p, yt, "share", tu_format(fi).name);
+      problem_free(&p);
+    }
+  ctx = base;
+}
+END_TEST
+
+/* The pattern, IEEE, misaligned and chain cases through the share form. */
+START_TEST(test_share_patterns) {
+  const int fi = _i;
+  qgemv_ctx *const base = ctx;
+  ctx = share_ctx;
+  run_pattern(fi, 1024, 4096, 3, ADVERSARIAL);
+  run_pattern(fi, 1024, 8192, 1, CORRELATED);
+  nonfinite_modes(fi, 1024, 4096, "share");
+  misaligned_case(fi);
+  pdl_chain_case(fi);
   ctx = base;
 }
 END_TEST
@@ -981,6 +1067,13 @@ int main(void) {
     fprintf(stderr, "cannot open cuda:0 with QGEMV_CUDA_LAYOUT=lut: %s\n", qgemv_last_error());
     return EXIT_FAILURE;
   }
+  setenv("QGEMV_CUDA_LAYOUT", "share", 1);
+  const qgemv_status share_open = qgemv_open("cuda:0", &share_ctx);
+  unsetenv("QGEMV_CUDA_LAYOUT");
+  if (share_open != QGEMV_OK) {
+    fprintf(stderr, "cannot open cuda:0 with QGEMV_CUDA_LAYOUT=share: %s\n", qgemv_last_error());
+    return EXIT_FAILURE;
+  }
   qgemv_device_info info;
   if (qgemv_ctx_info(ctx, &info) != QGEMV_OK) return EXIT_FAILURE;
   /* Hopper (9.x) and datacenter Blackwell (10.x) allow 227 KB a block;
@@ -1013,11 +1106,19 @@ int main(void) {
   tcase_add_loop_test(tl, test_lut_combinations, 0, qgemv_format_count());
   tcase_add_loop_test(tl, test_lut_patterns, 0, qgemv_format_count());
   suite_add_tcase(s, tl);
+  /* likewise CK_RUN_CASE=share */
+  TCase *ts = tcase_create("share");
+  tcase_set_timeout(ts, 1200);
+  tcase_add_test(ts, test_share_forms);
+  tcase_add_loop_test(ts, test_share_combinations, 0, qgemv_format_count());
+  tcase_add_loop_test(ts, test_share_patterns, 0, qgemv_format_count());
+  suite_add_tcase(s, ts);
   SRunner *sr = srunner_create(s);
   srunner_set_fork_status(sr, CK_NOFORK); /* CUDA does not survive fork */
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
+  qgemv_close(share_ctx);
   qgemv_close(lut_ctx);
   qgemv_close(ctx);
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -109,8 +109,9 @@ void bench_weight_free(bench_weight *w) {
 void bench_quant(qgemv_ctx *ctx, const bench_opts *o, bench_graph *graph, const bench_weight *w, qgemv_dtype dtype,
                  int64_t m, bench_measure *out) {
   memset(out, 0, sizeof *out);
-  /* a form other than the backend's usual one is named: "NF4 lut" */
-  if (w->form && strcmp(w->form, "lut") == 0)
+  /* a form other than the backend's usual one is named: "NF4 lut",
+   * "NF4 share" */
+  if (w->form && (strcmp(w->form, "lut") == 0 || strcmp(w->form, "share") == 0))
     snprintf(out->name, sizeof out->name, "%s %s", w->format.label, w->form);
   else
     snprintf(out->name, sizeof out->name, "%s", w->format.label);

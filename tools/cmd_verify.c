@@ -113,7 +113,7 @@ static void usage(FILE *f) {
              "oracle: |y - ref| <= 1e-3 R (+ 2^-8 |ref| for bf16 y). Prints the worst\n"
              "error as a fraction of the allowed bound; exits 1 if any combination fails.\n"
              "Each weight is uploaded for its m (qgemv_weight_upload_for_m);\n"
-             "QGEMV_CUDA_LAYOUT=lut checks the CUDA lookup-table form where a shape fits it.\n\n"
+             "QGEMV_CUDA_LAYOUT=lut or share checks that CUDA form where a shape fits it.\n\n"
              "  --backend SPEC  auto, cpu, cuda, cuda:N (default: QGEMV_BACKEND, else auto),\n"
              "                  or all: every device of every usable backend and every CPU\n"
              "                  ISA level (%s); those not\n"

@@ -11,7 +11,9 @@ typedef struct shape { int64_t n, k; } shape;
  * several blocks of every format (rounded up to whole blocks where a
  * format's block does not divide it), one k long enough for many; and
  * one shape the CUDA lookup-table form can hold (n a multiple of 1024, k
- * of 512), which QGEMV_CUDA_LAYOUT=lut puts there. */
+ * of 512), which QGEMV_CUDA_LAYOUT=lut puts there. The CUDA share form
+ * holds all three (QGEMV_CUDA_LAYOUT=share), and takes them at m = 1 by
+ * itself on 132 SMs. */
 static const shape shapes[] = {{257, 1152}, {33, 4224}, {1024, 1024}};
 static const int64_t ms[] = {1, 5, 17};
 

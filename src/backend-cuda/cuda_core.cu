@@ -106,7 +106,7 @@ extern "C" qgemv_status qgc_open(int device, void **state, int *opened) {
   if (!qgc_layout_pref_parse(layout, &st->layout_pref)) {
     cudaStreamDestroy(st->own);
     delete st;
-    return qgc_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_CUDA_LAYOUT=%s: use auto (the default), tiles or lut", layout);
+    return qgc_fail(QGEMV_ERR_INVALID_ARG, "QGEMV_CUDA_LAYOUT=%s: use auto (the default), tiles, lut or share", layout);
   }
   if (st->cc_major < 8) {
     const int major = st->cc_major, minor = st->cc_minor;

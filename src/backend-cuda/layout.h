@@ -51,12 +51,15 @@
 #include "../core/backend.h"
 #include "../core/layouts.h"
 #include "lut_layout.h"
+#include "share_layout.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define QGC_TILE_ROWS 16
+
+typedef enum qgc_form { QGC_FORM_TILES, QGC_FORM_LUT, QGC_FORM_SHARE } qgc_form;
 
 typedef struct qgc_layout {
   qg_layout_id id;
@@ -71,14 +74,18 @@ typedef struct qgc_layout {
   int nch;                /* chunks per row */
   int last_blocks;        /* 64-blocks of the last chunk */
   size_t bytes;           /* resident bytes */
-  /* The lookup-table layout (lut_layout.h) instead of the tiles: a weight
-   * uploaded for m = 1 (weight_upload.cu says when). Then tiles, tail,
+  /* The form (weight_upload.cu says when each is taken): the tiles, or
+   * for a weight uploaded for m = 1 the lookup-table layout (lut_layout.h)
+   * or the share layout (share_layout.h); in those two, tiles, tail,
    * ntiles and tile_bytes are unused. */
-  int lut;
+  qgc_form form;
   qgc_lut_geom lut_geom;
   const uint8_t *lut_codes;  /* device */
   const void *lut_scales;    /* device */
   double *lut_work;          /* device: the k-split's partial rows */
+  qgc_share_geom share_geom;
+  const uint8_t *share_codes;          /* device */
+  const unsigned char *share_scales;   /* device */
 } qgc_layout;
 
 /* Experiment (off in the library; -D on the module's and the tests'

@@ -13,6 +13,9 @@ qgc_headers = \
 	src/backend-cuda/lut_layout.h \
 	src/backend-cuda/lut_matvec.h \
 	src/backend-cuda/lut_kernels.cuh \
+	src/backend-cuda/share_layout.h \
+	src/backend-cuda/share_matvec.h \
+	src/backend-cuda/share_kernels.cuh \
 	src/backend-cuda/matvec_launch.h \
 	src/backend-cuda/matvec_plan.h \
 	src/backend-cuda/plan_tune.h \
@@ -26,6 +29,7 @@ qgc_sources = \
 	src/backend-cuda/module.c \
 	src/backend-cuda/repack.c \
 	src/backend-cuda/lut_repack.c \
+	src/backend-cuda/share_repack.c \
 	src/backend-cuda/plan_tune.c \
 	src/backend-cuda/cuda_core.cu \
 	src/backend-cuda/device_select.cu \
@@ -35,6 +39,7 @@ qgc_sources = \
 	src/backend-cuda/matvec_q2g64.cu \
 	src/backend-cuda/matvec_q2g128.cu \
 	src/backend-cuda/lut_matvec.cu \
+	src/backend-cuda/share_matvec.cu \
 	src/backend-cuda/bandwidth.cu \
 	src/backend-cuda/cublas_baseline.cu
 

@@ -89,12 +89,12 @@ int qgc_lut_auto(qgemv_format f, const qgc_lut_geom *g, int sms);
 int qgc_lut_l2pf(qgemv_format f, const qgc_lut_geom *g, int64_t k);
 
 /* QGEMV_CUDA_LAYOUT: which layout an upload takes. auto (unset or empty):
- * the LUT for a weight uploaded for m = 1 where qgc_lut_auto takes it,
- * else the tiles; tiles: always the tiles; lut: the LUT
- * wherever the shape and the device allow it, for any m (benchmarks and
- * tests). */
-typedef enum qgc_layout_pref { QGC_LAYOUT_AUTO, QGC_LAYOUT_TILES, QGC_LAYOUT_LUT } qgc_layout_pref;
-/* 0 (and nothing set) for a value other than those three. */
+ * for a weight uploaded for m = 1 the share layout where qgc_share_auto
+ * takes it, the LUT where qgc_lut_auto does, else the tiles; tiles: always
+ * the tiles; lut, share: that layout wherever the shape and the device
+ * allow it, for any m (benchmarks and tests), else the tiles. */
+typedef enum qgc_layout_pref { QGC_LAYOUT_AUTO, QGC_LAYOUT_TILES, QGC_LAYOUT_LUT, QGC_LAYOUT_SHARE } qgc_layout_pref;
+/* 0 (and nothing set) for a value other than those four. */
 int qgc_layout_pref_parse(const char *s, qgc_layout_pref *pref);
 
 /* Bytes of the codes and of the scales (each the packed format's), and

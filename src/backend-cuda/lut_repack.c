@@ -56,6 +56,8 @@ int qgc_layout_pref_parse(const char *s, qgc_layout_pref *pref) {
     *pref = QGC_LAYOUT_TILES;
   else if (strcmp(s, "lut") == 0)
     *pref = QGC_LAYOUT_LUT;
+  else if (strcmp(s, "share") == 0)
+    *pref = QGC_LAYOUT_SHARE;
   else
     return 0;
   return 1;

@@ -6,6 +6,7 @@
 #include "cuda_state.h"
 #include "lut_matvec.h"
 #include "matvec_plan.h"
+#include "share_matvec.h"
 
 bool qgc_has_kernels(qg_layout_id id) {
   return qgc_with_layout(id, [](auto) {});
@@ -25,6 +26,7 @@ qgemv_status qgc_matvec_prepare(const qgc_state *st) {
                     "CUDA device %d allows %zu bytes of shared memory per block, too few for the qgemv kernels",
                     st->device, st->facts.smem_optin);
   if (e == cudaSuccess) e = qgc_lut_prepare(st->facts);
+  if (e == cudaSuccess) e = qgc_share_prepare(st->facts);
   if (e != cudaSuccess) return qgc_fail_cuda(e, "setting kernel attributes");
   return QGEMV_OK;
 }
@@ -88,9 +90,13 @@ extern "C" qgemv_status qgc_matvec(void *state, const qg_matvec_args *a) {
   qgc_state *st = static_cast<qgc_state *>(state);
   const qgc_layout *L = static_cast<const qgc_layout *>(a->layout);
   DeviceGuard guard(st->device);
-  if (L->lut) {
+  if (L->form == QGC_FORM_LUT) {
     const cudaError_t e = qgc_lut_launch(L, a, st->stream(), st->facts.pdl);
     return e == cudaSuccess ? QGEMV_OK : qgc_fail_cuda(e, "launching the lookup-table matvec kernel");
+  }
+  if (L->form == QGC_FORM_SHARE) {
+    const cudaError_t e = qgc_share_launch(L, a, st->stream(), st->facts.pdl);
+    return e == cudaSuccess ? QGEMV_OK : qgc_fail_cuda(e, "launching the share matvec kernel");
   }
   qgc_plan pl = qgc_make_plan(L, a, st->facts);
   if (!pl.fits) {

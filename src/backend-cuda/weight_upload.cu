@@ -3,7 +3,9 @@
  * bounded buffer), and copied to one device allocation. The tiles of
  * layout.h (repack.c; the last n % 16 rows follow as packed) serve every
  * m; a weight uploaded for m = 1 takes the lookup-table layout of
- * lut_layout.h (lut_repack.c) where it is faster (choose_lut). */
+ * lut_layout.h (lut_repack.c, large shapes) or the share layout of
+ * share_layout.h (share_repack.c, small ones) where it is faster
+ * (choose_lut, choose_share). */
 #include <stdlib.h>
 
 #include <new>
@@ -33,11 +35,21 @@ static qgemv_status alloc_fail(cudaError_t e, size_t bytes, const qgemv_weight_d
  * fits when QGEMV_CUDA_LAYOUT=lut; never on a device without its 192 KB
  * of shared memory a block. */
 static bool choose_lut(const qgc_state *st, const qgemv_weight_desc *d, int64_t max_m, qgc_lut_geom *g) {
-  if (st->layout_pref == QGC_LAYOUT_TILES || !qgc_lut_device_ok(st->facts)) return false;
+  if (st->layout_pref == QGC_LAYOUT_TILES || st->layout_pref == QGC_LAYOUT_SHARE || !qgc_lut_device_ok(st->facts))
+    return false;
   if (st->layout_pref == QGC_LAYOUT_LUT)
     return qgc_lut_choose(d->format, d->n, d->k, st->facts.sms, QGC_LUT_ROWS_MIN, g);
   return max_m == 1 && qgc_lut_choose(d->format, d->n, d->k, st->facts.sms, QGC_LUT_AUTO_ROWS_MIN, g) &&
          qgc_lut_auto(d->format, g, st->facts.sms);
+}
+
+/* The share layout for a weight used at m = 1 whose CTAs hold their whole
+ * share in one round (qgc_share_auto: the small shapes), or wherever it
+ * fits when QGEMV_CUDA_LAYOUT=share. */
+static bool choose_share(const qgc_state *st, const qgemv_weight_desc *d, int64_t max_m, qgc_share_geom *g) {
+  if (st->layout_pref == QGC_LAYOUT_TILES || st->layout_pref == QGC_LAYOUT_LUT) return false;
+  if (!qgc_share_choose(d->format, d->group, d->n, d->k, st->facts.sms, st->facts.smem_optin, g)) return false;
+  return st->layout_pref == QGC_LAYOUT_SHARE || (max_m == 1 && qgc_share_auto(g));
 }
 
 /* One staged run of repacked bytes to the device; the host buffer is
@@ -50,41 +62,74 @@ static qgemv_status copy_run(cudaStream_t stream, void *dst, const void *host, s
 
 static size_t align256(size_t b) { return (b + 255) & ~(size_t)255; }
 
+/* A form whose codes and scales are each `units` runs of ucb and usb
+ * bytes (LUT: chunks of k; share: CTAs), repacked into a bounded host
+ * buffer a few units at a time by codes(u0, count, dst) and
+ * scales(u0, count, dst). */
+template <class Codes, class Scales>
+static qgemv_status upload_units(qgc_state *st, uint8_t *dev_codes, uint8_t *dev_scales, int64_t units, size_t ucb,
+                                 size_t usb, Codes codes, Scales scales) {
+  const size_t run = ucb > usb ? ucb : usb;
+  int64_t per = (int64_t)(kChunkBytes / run);
+  if (per < 1) per = 1;
+  if (per > units) per = units;
+  uint8_t *host = static_cast<uint8_t *>(malloc((size_t)per * run));
+  if (host == nullptr) return qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory for the repack");
+  const cudaStream_t stream = st->stream();
+  qgemv_status s = QGEMV_OK;
+  for (int64_t u0 = 0; s == QGEMV_OK && u0 < units; u0 += per) {
+    const int64_t count = u0 + per <= units ? per : units - u0;
+    codes(u0, count, host);
+    s = copy_run(stream, dev_codes + (size_t)u0 * ucb, host, (size_t)count * ucb);
+    if (s != QGEMV_OK) break;
+    scales(u0, count, host);
+    s = copy_run(stream, dev_scales + (size_t)u0 * usb, host, (size_t)count * usb);
+  }
+  free(host);
+  return s;
+}
+
+/* One device allocation of `bytes` into L->dev. */
+static qgemv_status alloc_layout(qgc_layout *L, size_t bytes, const qgemv_weight_desc *desc) {
+  L->bytes = bytes;
+  const cudaError_t e = cudaMalloc(&L->dev, bytes);
+  if (e == cudaSuccess) return QGEMV_OK;
+  L->dev = nullptr;
+  return alloc_fail(e, bytes, desc);
+}
+
 /* codes, scales and the workspace in one allocation, each 256-aligned */
 static qgemv_status upload_lut(qgc_state *st, const qgemv_weight_desc *desc, qgc_layout *L) {
   const size_t cb = qgc_lut_code_bytes(desc->format, desc->n, desc->k),
                sb = qgc_lut_scale_bytes_total(desc->format, desc->n, desc->k, desc->group),
                wb = qgc_lut_work_bytes(desc->n, L->lut_geom.ksplit);
-  L->bytes = align256(cb) + align256(sb) + wb;
-  cudaError_t e = cudaMalloc(&L->dev, L->bytes);
-  if (e != cudaSuccess) {
-    L->dev = nullptr;
-    return alloc_fail(e, L->bytes, desc);
-  }
+  const qgemv_status s = alloc_layout(L, align256(cb) + align256(sb) + wb, desc);
+  if (s != QGEMV_OK) return s;
   uint8_t *base = static_cast<uint8_t *>(L->dev);
   L->lut_codes = base;
   L->lut_scales = base + align256(cb);
   L->lut_work = reinterpret_cast<double *>(base + align256(cb) + align256(sb));
   const int64_t chunks = desc->k / qgc_lut_chunk_k(desc->format);
-  const size_t ccb = cb / (size_t)chunks, csb = sb / (size_t)chunks; /* a chunk's */
-  const size_t run = ccb > csb ? ccb : csb;
-  int64_t per = (int64_t)(kChunkBytes / run);
-  if (per < 1) per = 1;
-  if (per > chunks) per = chunks;
-  uint8_t *host = static_cast<uint8_t *>(malloc((size_t)per * run));
-  if (host == nullptr) return qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory for the repack");
-  const cudaStream_t stream = st->stream();
-  qgemv_status s = QGEMV_OK;
-  for (int64_t c0 = 0; s == QGEMV_OK && c0 < chunks; c0 += per) {
-    const int64_t count = c0 + per <= chunks ? per : chunks - c0;
-    qgc_lut_repack_codes(desc, c0, count, host);
-    s = copy_run(stream, base + (size_t)c0 * ccb, host, (size_t)count * ccb);
-    if (s != QGEMV_OK) break;
-    qgc_lut_repack_scales(desc, c0, count, host);
-    s = copy_run(stream, base + align256(cb) + (size_t)c0 * csb, host, (size_t)count * csb);
-  }
-  free(host);
-  return s;
+  return upload_units(
+      st, base, base + align256(cb), chunks, cb / (size_t)chunks, sb / (size_t)chunks,
+      [&](int64_t c0, int64_t count, uint8_t *h) { qgc_lut_repack_codes(desc, c0, count, h); },
+      [&](int64_t c0, int64_t count, uint8_t *h) { qgc_lut_repack_scales(desc, c0, count, h); });
+}
+
+/* codes, then scales (256-aligned, so every CTA's region is 16-aligned
+ * for its cp.async) */
+static qgemv_status upload_share(qgc_state *st, const qgemv_weight_desc *desc, qgc_layout *L) {
+  const qgc_share_geom *g = &L->share_geom;
+  const size_t cb = qgc_share_code_bytes(g);
+  const qgemv_status s = alloc_layout(L, align256(cb) + qgc_share_scale_bytes(g), desc);
+  if (s != QGEMV_OK) return s;
+  uint8_t *base = static_cast<uint8_t *>(L->dev);
+  L->share_codes = base;
+  L->share_scales = base + align256(cb);
+  return upload_units(
+      st, base, base + align256(cb), g->ctas, qgc_share_cta_code_bytes(g), (size_t)g->sreg,
+      [&](int64_t c0, int64_t count, uint8_t *h) { qgc_share_repack_codes(desc, g, c0, count, h); },
+      [&](int64_t c0, int64_t count, uint8_t *h) { qgc_share_repack_scales(desc, g, c0, count, h); });
 }
 
 extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *desc, qg_layout_id id, int64_t max_m,
@@ -97,9 +142,10 @@ extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *
   qgc_layout *L = new (std::nothrow) qgc_layout();
   if (L == nullptr) return qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory");
   qgc_layout_shape(L, desc, id);
-  if (choose_lut(st, desc, max_m, &L->lut_geom)) {
-    L->lut = 1;
-    const qgemv_status s = upload_lut(st, desc, L);
+  const bool share = choose_share(st, desc, max_m, &L->share_geom);
+  if (share || choose_lut(st, desc, max_m, &L->lut_geom)) {
+    L->form = share ? QGC_FORM_SHARE : QGC_FORM_LUT;
+    const qgemv_status s = share ? upload_share(st, desc, L) : upload_lut(st, desc, L);
     if (s != QGEMV_OK) {
       layout_free(L);
       return s;
@@ -110,12 +156,10 @@ extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *
   }
   const size_t tiles_bytes = (size_t)L->ntiles * (size_t)L->tile_bytes, tail_bytes = L->bytes - tiles_bytes;
 
-  cudaError_t e = cudaMalloc(&L->dev, L->bytes);
-  if (e != cudaSuccess) {
-    L->dev = nullptr;
-    const size_t bytes = L->bytes;
+  qgemv_status s = alloc_layout(L, L->bytes, desc);
+  if (s != QGEMV_OK) {
     layout_free(L);
-    return alloc_fail(e, bytes, desc);
+    return s;
   }
   L->tiles = static_cast<const uint8_t *>(L->dev);
   L->tail = tail_bytes ? L->tiles + tiles_bytes : nullptr;
@@ -127,7 +171,7 @@ extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *
   size_t host_bytes = (size_t)per * (size_t)L->tile_bytes;
   if (host_bytes < tail_bytes) host_bytes = tail_bytes;
   uint8_t *host = static_cast<uint8_t *>(malloc(host_bytes));
-  qgemv_status s = host ? QGEMV_OK : qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory for the repack");
+  if (host == nullptr) s = qgc_fail(QGEMV_ERR_NO_MEMORY, "out of host memory for the repack");
   const cudaStream_t stream = st->stream();
   char *dev = static_cast<char *>(L->dev);
   for (int64_t t0 = 0; s == QGEMV_OK && t0 < L->ntiles; t0 += per) {
@@ -157,5 +201,6 @@ extern "C" void qgc_weight_free(void *state, void *layout) {
 
 extern "C" const char *qgc_weight_form(void *state, const void *layout) {
   (void)state;
-  return static_cast<const qgc_layout *>(layout)->lut ? "lut" : "tiles";
+  const qgc_form f = static_cast<const qgc_layout *>(layout)->form;
+  return f == QGC_FORM_LUT ? "lut" : f == QGC_FORM_SHARE ? "share" : "tiles";
 }

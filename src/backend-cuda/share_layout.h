@@ -1,0 +1,100 @@
+/* The share layout of the CUDA module (DESIGN.md section 6, "The share
+ * form"; bench/lab/small_share.cu, bench/NOTES.md v44): the resident form
+ * of a small weight uploaded for m = 1, shared by the host-side repack
+ * (share_repack.c) and the kernels (share_kernels.cuh). Plain C.
+ *
+ * Rows are split over G CTAs (one an SM, G = min(SMs, n)): CTA c takes
+ * rows [c n / G, (c + 1) n / G), at most nrmax, and the whole of k, so
+ * there is no finishing launch. A 16-byte word holds 32 NF4 codes (half a
+ * block) or 64 Q2_0 codes (a g64 block, half a g128 block) of one row; a
+ * row has nkw = k / 32 or k / 64 words. Thread t = q RP + r of the CTA's
+ * 256 (RP rows a pass, a power of two; P = 256 / RP k-parts) takes rows r,
+ * RP + r, ... (NP passes) and in each pass the words kw = q, q + P, ...
+ * (JW a pass): its item i = pass JW + j. The codes are
+ *
+ *   codes   [CTA][item (I = NP JW)][thread (256)][16 bytes]
+ *   scales  [CTA][scale block][row of the CTA], a region of sreg bytes
+ *           NF4: f32, as stored; Q2_0: the fp16 d bits, as stored
+ *
+ * so each warp's load of an item is 512 contiguous bytes. An item past the
+ * CTA's rows or the row's words is a hole: zeros, never loaded.
+ * NF4 word: four 32-bit registers g; register g = rotl(s, 2), s holding
+ * the code of the word's k offset 8g + b in nibble 2b and that of 8g + 4 +
+ * b in nibble 2b + 1 (b = 0..3), so that w & 0x3C3C3C3C and
+ * rotr(w, 4) & 0x3C3C3C3C hold 4 x code in their bytes: byte offsets into
+ * a 16-entry f32 table. Q2_0 word: the 16 code bytes of the packed format
+ * (DESIGN.md section 4) as they are: code j of register g at bits 2j.
+ * Resident bytes: G I 4096 + G sreg, the packed size plus the holes. */
+#ifndef QGC_SHARE_LAYOUT_H
+#define QGC_SHARE_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qgemv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QGC_SHARE_THREADS 256
+#define QGC_SHARE_U 4 /* words in flight a thread: a round */
+
+typedef struct qgc_share_geom {
+  int ctas;        /* G */
+  int cw;          /* codes a word: NF4 32, Q2_0 64 */
+  int scale_bytes; /* NF4 4, Q2_0 2 */
+  int lg_wps;      /* log2 of the words a scale block: NF4 and g128 1, g64 0 */
+  int nkw, nblk;   /* words and scale blocks a row */
+  int nrmax;       /* most rows a CTA */
+  int rp, lg_rp;   /* rows a pass */
+  int kparts;      /* P = 256 / RP */
+  int passes;      /* NP */
+  int jw;          /* words a thread a pass */
+  int items;       /* I = NP JW */
+  int kwe;         /* k-parts inside a warp: 32 / RP, at least 1 */
+  int gp;          /* sum slots a pass and row: P / kwe */
+  int sreg;        /* bytes of a CTA's scale region, a multiple of 16 */
+  int xs_bytes;    /* x staged as f32, 4 floats of padding after each word's */
+  int red_bytes;   /* the pass sums and the norm's warp sums (f64), NF4's table */
+  int smem;        /* dynamic shared memory: x, scales, sums */
+} qgc_share_geom;
+
+/* The geometry on `sms` multiprocessors with `smem_optin` bytes of shared
+ * memory a block: RP the largest power of two whose items a thread are
+ * within 4% of the fewest. Returns 0 (nothing set) where the layout cannot
+ * hold the weight: n or k past int, k not a multiple of the word and
+ * scale block, or the shared memory (x grows with k) past smem_optin. */
+int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin,
+                     qgc_share_geom *g);
+/* The automatic choice for a weight uploaded for m = 1: where a thread's
+ * whole share is one round (I <= U), so every CTA has all its weights in
+ * flight before it waits for the previous kernel (H100, bench/NOTES.md
+ * v44: 1024 x 4096 NF4 2.9 against the tiles' 5.4 / 4.3 us, f32 / bf16 x;
+ * at 4096 x 4096, I = 16, it only tied them). */
+int qgc_share_auto(const qgc_share_geom *g);
+
+/* Rows [share_row0(c), share_row0(c + 1)) are CTA c's. */
+static inline int64_t qgc_share_row0(const qgc_share_geom *g, int64_t n, int64_t c) { return c * n / g->ctas; }
+
+/* Bytes of one CTA's codes and of all codes and scales. */
+static inline size_t qgc_share_cta_code_bytes(const qgc_share_geom *g) {
+  return (size_t)g->items * QGC_SHARE_THREADS * 16u;
+}
+static inline size_t qgc_share_code_bytes(const qgc_share_geom *g) {
+  return (size_t)g->ctas * qgc_share_cta_code_bytes(g);
+}
+static inline size_t qgc_share_scale_bytes(const qgc_share_geom *g) { return (size_t)g->ctas * (size_t)g->sreg; }
+
+/* CTAs [c0, c0 + count) of the codes (count * cta code bytes into dst,
+ * holes zeroed) and of the scales (count * sreg bytes, the padding
+ * zeroed), from a validated weight (its group set: NF4's 64). */
+void qgc_share_repack_codes(const qgemv_weight_desc *d, const qgc_share_geom *g, int64_t c0, int64_t count,
+                            uint8_t *dst);
+void qgc_share_repack_scales(const qgemv_weight_desc *d, const qgc_share_geom *g, int64_t c0, int64_t count,
+                             uint8_t *dst);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
