@@ -3,9 +3,10 @@
 # suite case, the sanitizers on its kernels, `qgemv verify` with the
 # automatic choice and with QGEMV_CUDA_LAYOUT=share, the LUT's suite case
 # (its upload was refactored beside the share form's), then the m = 1
-# bench at small shapes under the three layouts. Run from the repository
-# root after `source .gpu/pack/env.sh`, OUT set; what runs is chosen by
-# SHARE_STEPS (default "check bench"). Everything lands in $OUT/share and
+# bench at small shapes under the three layouts (the share form forced only
+# where auto may not take it), and with "llama" llama3-8b's decode step. Run
+# from the repository root after `source .gpu/pack/env.sh`, OUT set; what
+# runs is chosen by SHARE_STEPS (default "check bench"). Everything lands in $OUT/share and
 # in $OUT/share.tar.xz (the device tool brings back at most 8 files).
 set -u
 B=.gpu/pack/bin
@@ -22,36 +23,37 @@ if [[ $steps == *" check "* ]]; then
   CK_FORK=no CK_RUN_CASE=share timeout 240 $B/test_cuda_backend >"$D/test-share.txt" 2>&1
   echo "test share rc $?"
   tail -n 3 "$D/test-share.txt"
-  step "racecheck of the share kernels (background), verify, the LUT case"
-  (QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=share timeout 300 "$S" --tool racecheck --kernel-name kns=share_kernel \
-    --error-exitcode 9 $B/test_cuda_backend >"$D/racecheck.txt" 2>&1
-  echo "racecheck rc $?" >>"$D/racecheck.txt") &
+  step "racecheck and memcheck of the share kernels (background), verify, the LUT case"
+  for tool in racecheck memcheck; do
+    (QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=share timeout 240 "$S" --tool $tool --kernel-name kns=share_kernel \
+      --error-exitcode 9 $B/test_cuda_backend >"$D/$tool.txt" 2>&1
+    echo "$tool rc $?" >>"$D/$tool.txt") &
+  done
   qgemv verify --backend cuda >"$D/verify.txt" 2>&1
   echo "verify rc $?"
   QGEMV_CUDA_LAYOUT=share qgemv verify --backend cuda >"$D/verify-share.txt" 2>&1
   echo "verify share rc $?"
-  QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=lut timeout 240 $B/test_cuda_backend >"$D/test-lut.txt" 2>&1
+  QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=lut timeout 200 $B/test_cuda_backend >"$D/test-lut.txt" 2>&1
   echo "test lut rc $?"
   wait
-  tail -n 2 "$D/racecheck.txt"
-  step "memcheck of the share kernels"
-  QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=share timeout 240 "$S" --tool memcheck --kernel-name kns=share_kernel \
-    --error-exitcode 9 $B/test_cuda_backend >"$D/memcheck.txt" 2>&1
-  echo "memcheck rc $?"
-  tail -n 2 "$D/memcheck.txt"
+  tail -n 2 "$D/racecheck.txt" "$D/memcheck.txt"
 fi
 
 if [[ $steps == *" bench "* ]]; then
-  shapes="--shape 256x4096 --shape 512x4096 --shape 1024x4096 --shape 2048x4096 --shape 4096x4096 --shape 1024x14336"
+  small="--shape 256x4096 --shape 512x4096 --shape 1024x4096"
+  large="--shape 2048x4096 --shape 4096x4096 --shape 1024x14336" # where auto may not take the share form
   for lay in auto tiles share; do
     step "bench, QGEMV_CUDA_LAYOUT=$lay"
+    shapes="$small $large"
+    [ $lay = share ] && shapes=$large
     QGEMV_CUDA_LAYOUT=$lay timeout 200 qgemv bench --backend cuda $shapes --format all --dtype f32,bf16 --m 1 \
       --graph --no-baseline --min-time 0.2 --working-set 256M --json "$D/m1-$lay.json" >"$D/m1-$lay.txt" 2>&1
     echo "bench $lay rc $?"
   done
   grep -h streaming "$D"/m1-*.txt
-  # one line a row: shape format dtype, then us under auto, tiles, share
-  awk '$1 == "-" { key = $2 " " $3 " " $4; if (!(key in t)) order[n++] = key; t[key] = t[key] " " $6 }
+  # one line a row: shape format dtype (a form's name dropped), then us under auto, tiles, share
+  awk '$1 == "-" { for (i = 4; $i != "f32" && $i != "bf16"; i++); key = $2 " " $3 " " $i
+       if (!(key in t)) order[n++] = key; t[key] = t[key] " " $(i + 2) }
        END { print "shape format dtype: auto tiles share (us)"; for (i = 0; i < n; i++) print order[i] ":" t[order[i]] }' \
     "$D/m1-auto.txt" "$D/m1-tiles.txt" "$D/m1-share.txt"
   step "bench, RMSNorm, auto and tiles"
@@ -61,9 +63,13 @@ if [[ $steps == *" bench "* ]]; then
       --json "$D/norm-$lay.json" >"$D/norm-$lay.txt" 2>&1
     echo "bench norm $lay rc $?"
   done
-  awk '$1 == "-" { key = $2 " " $3 " " $4; if (!(key in t)) order[n++] = key; t[key] = t[key] " " $6 }
+  awk '$1 == "-" { for (i = 4; $i != "f32" && $i != "bf16"; i++); key = $2 " " $3 " " $i
+       if (!(key in t)) order[n++] = key; t[key] = t[key] " " $(i + 2) }
        END { print "rmsnorm shape format dtype: auto tiles (us)"; for (i = 0; i < n; i++) print order[i] ":" t[order[i]] }' \
     "$D/norm-auto.txt" "$D/norm-tiles.txt"
+fi
+
+if [[ $steps == *" llama "* ]]; then
   step "llama3-8b's decode step, auto"
   timeout 120 qgemv bench --backend cuda --preset llama3-8b --format all --dtype bf16 --m 1 --graph --min-time 0.2 \
     --json "$D/llama.json" >"$D/llama.txt" 2>&1

@@ -230,8 +230,8 @@ QGEMV_API qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_de
  * at most max_m activation rows a call (0: unknown, which is
  * qgemv_weight_upload). The backend may then keep the weight in a form
  * that is faster at that m: the CUDA backend, for max_m = 1 (decode),
- * takes its share kernel for small weights (each SM's share of the rows in
- * flight at once: 1024 x 4096 on an H100) and its lookup-table kernel for
+ * takes its share kernel for small weights (at most 16 rows an SM, each
+ * SM's share in flight at once) and its lookup-table kernel for
  * large NF4 ones where it fills the GPU (DESIGN.md section 6). A call with
  * more rows stays correct and bit-identical row by row to m = 1 calls, but
  * may be slower than on a weight uploaded for it. The lookup-table form

@@ -957,8 +957,8 @@ static bool share_auto_here(qgemv_format f, int64_t n, int64_t k) {
 }
 
 /* When the share form is chosen: automatically for a weight uploaded for
- * m = 1 whose CTAs hold their whole share in one round (on 132 SMs 1024 x
- * 4096 NF4, 4 words a thread, not 4096 x 4096, 16), never for another
+ * m = 1 with at most 16 rows a CTA (on 132 SMs 1024 x 4096, 8 rows a CTA,
+ * not 4096 x 4096, 32), never for another
  * max_m; under QGEMV_CUDA_LAYOUT=share wherever the shared memory holds x
  * (not NF4 at k = 65536: 288 KB), for any m. */
 START_TEST(test_share_forms) {

@@ -658,14 +658,18 @@ END_TEST
 /* items <= U: the whole of a thread's share in flight before the wait. */
 START_TEST(test_auto) {
   qgc_share_geom g;
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 4096, 132, SMEM_OPTIN, &g)); /* I 4 */
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 4096, 132, SMEM_OPTIN, &g)); /* 8 rows a CTA */
   ck_assert(qgc_share_auto(&g));
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 4096, 4096, 132, SMEM_OPTIN, &g)); /* I 16 */
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 2112, 14336, 132, SMEM_OPTIN, &g)); /* 16 */
+  ck_assert(qgc_share_auto(&g));
+  ck_assert(qgc_share_choose(QGEMV_Q2_0, 128, 2113, 4096, 132, SMEM_OPTIN, &g)); /* 17 */
+  ck_assert(!qgc_share_auto(&g));
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 4096, 4096, 132, SMEM_OPTIN, &g)); /* 32 */
   ck_assert(!qgc_share_auto(&g));
   memset(&g, 0, sizeof g);
-  for (int items = 1; items <= 8; items++) {
-    g.items = items;
-    EXPECT(qgc_share_auto(&g) == (items <= QGC_SHARE_U), "%d items: auto %d", items, qgc_share_auto(&g));
+  for (int rows = 1; rows <= 40; rows++) {
+    g.nrmax = rows;
+    EXPECT(qgc_share_auto(&g) == (rows <= 16), "%d rows a CTA: auto %d", rows, qgc_share_auto(&g));
   }
 }
 END_TEST

@@ -67,11 +67,16 @@ typedef struct qgc_share_geom {
  * scale block, or the shared memory (x grows with k) past smem_optin. */
 int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin,
                      qgc_share_geom *g);
-/* The automatic choice for a weight uploaded for m = 1: where a thread's
- * whole share is one round (I <= U), so every CTA has all its weights in
- * flight before it waits for the previous kernel (H100, bench/NOTES.md
- * v44: 1024 x 4096 NF4 2.9 against the tiles' 5.4 / 4.3 us, f32 / bf16 x;
- * at 4096 x 4096, I = 16, it only tied them). */
+/* The automatic choice for a weight uploaded for m = 1: at most
+ * QGC_SHARE_AUTO_ROWS rows a CTA, where the tiles (16 rows each) give an
+ * SM at most one tile and must split k to fill the GPU. H100
+ * (bench/NOTES.md v45, us, f32 / bf16 x, share against tiles): 1024 x 4096
+ * (8 rows a CTA) NF4 3.0 / 2.7 against 5.4 / 4.3, Q2_0 g64 2.7 / 2.4
+ * against 5.0 / 3.4; 2048 x 4096 (16) NF4 5.3 / 5.0 against 6.2 / 5.4,
+ * Q2_0 3.7 / 3.3 against 5.4 / 3.7; 1024 x 14336 NF4 9.5 / 8.4 against
+ * 12.6 / 10.5, Q2_0 7.5 / 6.4 against 9.0 / 6.1 (the one loss, 5%);
+ * 4096 x 4096 (32) NF4 9.2 / 8.9 against 8.2 / 7.0: not taken. */
+#define QGC_SHARE_AUTO_ROWS 16
 int qgc_share_auto(const qgc_share_geom *g);
 
 /* Rows [share_row0(c), share_row0(c + 1)) are CTA c's. */

@@ -58,7 +58,7 @@ int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sm
   return 1;
 }
 
-int qgc_share_auto(const qgc_share_geom *g) { return g->items <= QGC_SHARE_U; }
+int qgc_share_auto(const qgc_share_geom *g) { return g->nrmax <= QGC_SHARE_AUTO_ROWS; }
 
 static uint32_t rotl32(uint32_t v, int s) { return (v << s) | (v >> (32 - s)); }
 

@@ -43,9 +43,9 @@ static bool choose_lut(const qgc_state *st, const qgemv_weight_desc *d, int64_t 
          qgc_lut_auto(d->format, g, st->facts.sms);
 }
 
-/* The share layout for a weight used at m = 1 whose CTAs hold their whole
- * share in one round (qgc_share_auto: the small shapes), or wherever it
- * fits when QGEMV_CUDA_LAYOUT=share. */
+/* The share layout for a weight used at m = 1 with few rows a CTA
+ * (qgc_share_auto: the small shapes), or wherever it fits when
+ * QGEMV_CUDA_LAYOUT=share. */
 static bool choose_share(const qgc_state *st, const qgemv_weight_desc *d, int64_t max_m, qgc_share_geom *g) {
   if (st->layout_pref == QGC_LAYOUT_TILES || st->layout_pref == QGC_LAYOUT_LUT) return false;
   if (!qgc_share_choose(d->format, d->group, d->n, d->k, st->facts.sms, st->facts.smem_optin, g)) return false;
