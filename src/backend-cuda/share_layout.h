@@ -74,8 +74,9 @@ int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sm
  * (8 rows a CTA) NF4 3.0 / 2.7 against 5.4 / 4.3, Q2_0 g64 2.7 / 2.4
  * against 5.0 / 3.4; 2048 x 4096 (16) NF4 5.3 / 5.0 against 6.2 / 5.4,
  * Q2_0 3.7 / 3.3 against 5.4 / 3.7; 1024 x 14336 NF4 9.5 / 8.4 against
- * 12.6 / 10.5, Q2_0 7.5 / 6.4 against 9.0 / 6.1 (the one loss, 5%);
- * 4096 x 4096 (32) NF4 9.2 / 8.9 against 8.2 / 7.0: not taken. */
+ * 12.6 / 10.5, Q2_0 g64 7.5 / 6.4 against 9.0 / 6.1 (with g128 6.4
+ * against 5.9: the losses, 5-8%); 4096 x 4096 (32) NF4 9.2 / 8.9 against
+ * 8.2 / 7.0: not taken. */
 #define QGC_SHARE_AUTO_ROWS 16
 int qgc_share_auto(const qgc_share_geom *g);
 
