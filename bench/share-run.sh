@@ -16,6 +16,16 @@ mkdir -p "$D"
 steps=" ${SHARE_STEPS:-check bench} "
 t0=$(date +%s)
 step() { echo "== $(($(date +%s) - t0)) s: $*"; }
+# join_rows HEADER FILE...: one line a table row of `qgemv bench` (shape,
+# format, dtype; a form's name such as "share" dropped), then its median us
+# in each FILE in turn
+join_rows() {
+  local header=$1
+  shift
+  awk -v header="$header" '$1 == "-" { for (i = 4; $i != "f32" && $i != "bf16"; i++); key = $2 " " $3 " " $i
+       if (!(key in t)) order[n++] = key; t[key] = t[key] " " $(i + 2) }
+       END { print header; for (i = 0; i < n; i++) print order[i] ":" t[order[i]] }' "$@"
+}
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 
 if [[ $steps == *" check "* ]]; then
@@ -51,11 +61,7 @@ if [[ $steps == *" bench "* ]]; then
     echo "bench $lay rc $?"
   done
   grep -h streaming "$D"/m1-*.txt
-  # one line a row: shape format dtype (a form's name dropped), then us under auto, tiles, share
-  awk '$1 == "-" { for (i = 4; $i != "f32" && $i != "bf16"; i++); key = $2 " " $3 " " $i
-       if (!(key in t)) order[n++] = key; t[key] = t[key] " " $(i + 2) }
-       END { print "shape format dtype: auto tiles share (us)"; for (i = 0; i < n; i++) print order[i] ":" t[order[i]] }' \
-    "$D/m1-auto.txt" "$D/m1-tiles.txt" "$D/m1-share.txt"
+  join_rows "shape format dtype: auto tiles share (us)" "$D/m1-auto.txt" "$D/m1-tiles.txt" "$D/m1-share.txt"
   step "bench, RMSNorm, auto and tiles"
   for lay in auto tiles; do
     QGEMV_CUDA_LAYOUT=$lay timeout 100 qgemv bench --backend cuda --shape 1024x4096 --shape 256x4096 --format all \
@@ -63,10 +69,7 @@ if [[ $steps == *" bench "* ]]; then
       --json "$D/norm-$lay.json" >"$D/norm-$lay.txt" 2>&1
     echo "bench norm $lay rc $?"
   done
-  awk '$1 == "-" { for (i = 4; $i != "f32" && $i != "bf16"; i++); key = $2 " " $3 " " $i
-       if (!(key in t)) order[n++] = key; t[key] = t[key] " " $(i + 2) }
-       END { print "rmsnorm shape format dtype: auto tiles (us)"; for (i = 0; i < n; i++) print order[i] ":" t[order[i]] }' \
-    "$D/norm-auto.txt" "$D/norm-tiles.txt"
+  join_rows "rmsnorm shape format dtype: auto tiles (us)" "$D/norm-auto.txt" "$D/norm-tiles.txt"
 fi
 
 if [[ $steps == *" llama "* ]]; then

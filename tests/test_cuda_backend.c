@@ -890,6 +890,21 @@ static void check_form_call(const problem *p, qgemv_dtype yt, const char *what, 
   tu_guarded_free(&again);
 }
 
+/* Mode `mode` (x dtype bit 0, y dtype bit 1, norm off / gamma f32 / gamma
+ * bf16 above) on a fresh problem in the current context, which must put
+ * the weight in `form`, checked by check_form_call. */
+static void form_mode_case(int fi, int64_t n, int64_t k, int64_t m, int mode, uint64_t seed, dist_kind d,
+                           const char *form) {
+  const qgemv_dtype xt = (qgemv_dtype)(mode & 1), yt = (qgemv_dtype)((mode >> 1) & 1);
+  const int norm = mode >> 2;
+  problem p;
+  problem_make(&p, seed, d, fi, n, k, m, xt, norm != 0,
+               norm == 2 ? QGEMV_BF16 : QGEMV_F32);
+  ck_assert_str_eq(qgemv_weight_form(p.w), form);
+  check_form_call(&p, yt, form, tu_format(fi).name);
+  problem_free(&p);
+}
+
 /* Every dtype and norm combination through the LUT form on shapes of every
  * unit size and several k-splits (on 132 SMs: R 512 for the first three;
  * 3072 x 8192 NF4 R 1024 S 32; 14336 x 4096 NF4 R 2048 S 16, Q2_0 R 1024
@@ -916,15 +931,8 @@ START_TEST(test_lut_combinations) {
        * suite inside lut-lib-run.sh's limit (v42: all 12 modes of all
        * three formats at both shapes cut it at 540 s) */
       if (si >= first_two_chunk && (tu_format(fi).format != QGEMV_NF4 || ((mode ^ (mode >> 1)) & 1))) continue;
-      const int64_t n = shapes[si][0], k = shapes[si][1], m = shapes[si][2];
-      const qgemv_dtype xt = (qgemv_dtype)(mode & 1), yt = (qgemv_dtype)((mode >> 1) & 1);
-      const int norm = mode >> 2; /* off, gamma f32, gamma bf16 */
-      problem p;
-      problem_make(&p, 900 + (uint64_t)iter, (dist_kind)(iter % DIST_COUNT), fi, n, k, m, xt, norm != 0,
-                   norm == 2 ? QGEMV_BF16 : QGEMV_F32);
-      ck_assert_str_eq(qgemv_weight_form(p.w), "lut");
-      check_form_call(&p, yt, "lut", tu_format(fi).name);
-      problem_free(&p);
+      form_mode_case(fi, shapes[si][0], shapes[si][1], shapes[si][2], mode, 900 + (uint64_t)iter,
+                     (dist_kind)(iter % DIST_COUNT), "lut");
     }
   ctx = base;
 }
@@ -993,17 +1001,9 @@ START_TEST(test_share_combinations) {
   ctx = share_ctx;
   int iter = 0;
   for (int si = 0; si < (quick ? 2 : (int)(sizeof shapes / sizeof shapes[0])); si++)
-    for (int mode = 0; mode < 12; mode++, iter++) {
-      const int64_t n = shapes[si][0], k = tu_whole_blocks(fi, shapes[si][1]), m = shapes[si][2];
-      const qgemv_dtype xt = (qgemv_dtype)(mode & 1), yt = (qgemv_dtype)((mode >> 1) & 1);
-      const int norm = mode >> 2; /* off, gamma f32, gamma bf16 */
-      problem p;
-      problem_make(&p, 1900 + (uint64_t)iter, (dist_kind)(iter % DIST_COUNT), fi, n, k, m, xt, norm != 0,
-                   norm == 2 ? QGEMV_BF16 : QGEMV_F32);
-      ck_assert_str_eq(qgemv_weight_form(p.w), "share");
-      check_form_call(&p, yt, "share", tu_format(fi).name);
-      problem_free(&p);
-    }
+    for (int mode = 0; mode < 12; mode++, iter++)
+      form_mode_case(fi, shapes[si][0], tu_whole_blocks(fi, shapes[si][1]), shapes[si][2], mode, 1900 + (uint64_t)iter,
+                     (dist_kind)(iter % DIST_COUNT), "share");
   ctx = base;
 }
 END_TEST

@@ -244,14 +244,7 @@ static double worst_ratio(const float *y, const double *ref, const double *bound
   double worst = 0.0;
   *where = 0;
   for (int64_t i = 0; i < n; i++) {
-    const double err = fabs((double)y[i] - ref[i]), allowed = 1e-3 * bound[i];
-    double ratio;
-    if (isnan(ref[i]))
-      ratio = isnan(y[i]) ? 0.0 : INFINITY;
-    else if (isnan(err))
-      ratio = INFINITY;
-    else
-      ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
+    const double ratio = tu_contract_ratio((double)y[i], ref[i], bound[i], false);
     if (ratio > worst) {
       worst = ratio;
       *where = i;

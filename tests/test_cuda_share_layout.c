@@ -368,14 +368,7 @@ static double worst_ratio(const float *y, bool y_bf16, const double *ref, const 
   *got = 0.0;
   for (int64_t i = 0; i < n; i++) {
     const double v = y_bf16 ? (double)qgemv_bf16_to_f32(qgemv_f32_to_bf16(y[i])) : (double)y[i];
-    const double err = fabs(v - ref[i]), allowed = 1e-3 * bound[i] + (y_bf16 ? ldexp(fabs(ref[i]), -8) : 0.0);
-    double ratio;
-    if (isnan(ref[i]))
-      ratio = isnan(v) ? 0.0 : INFINITY;
-    else if (isnan(err))
-      ratio = INFINITY;
-    else
-      ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
+    const double ratio = tu_contract_ratio(v, ref[i], bound[i], y_bf16);
     if (ratio > worst || i == 0) {
       if (ratio > worst) worst = ratio;
       *where = i;

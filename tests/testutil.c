@@ -134,6 +134,13 @@ void tu_guarded_free(tu_guarded *g) {
   g->mem = NULL;
 }
 
+double tu_contract_ratio(double y, double ref, double bound, bool y_bf16) {
+  const double err = fabs(y - ref), allowed = 1e-3 * bound + (y_bf16 ? ldexp(fabs(ref), -8) : 0.0);
+  if (isnan(ref)) return isnan(y) ? 0.0 : INFINITY;
+  if (isnan(err)) return INFINITY;
+  return allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
+}
+
 double tu_check_contract(const qgemv_weight_desc *w, int64_t m, qgemv_dtype x_dtype, const void *x,
                          qgemv_dtype gamma_dtype, const void *gamma, float eps, qgemv_dtype y_dtype,
                          const void *y, char *where, size_t where_size) {
@@ -146,15 +153,9 @@ double tu_check_contract(const qgemv_weight_desc *w, int64_t m, qgemv_dtype x_dt
   double worst = 0.0;
   if (where && where_size) where[0] = '\0';
   for (size_t i = 0; i < count; i++) {
-    double v = tu_elem(y_dtype, y, i);
-    double allowed = 1e-3 * bound[i] + (y_dtype == QGEMV_BF16 ? ldexp(fabs(ref[i]), -8) : 0.0);
-    double err = fabs(v - ref[i]), ratio;
-    if (isnan(ref[i]))
-      ratio = isnan(v) ? 0.0 : INFINITY;
-    else if (isnan(err))
-      ratio = INFINITY;
-    else
-      ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
+    const double v = tu_elem(y_dtype, y, i);
+    const double allowed = 1e-3 * bound[i] + (y_dtype == QGEMV_BF16 ? ldexp(fabs(ref[i]), -8) : 0.0);
+    const double ratio = tu_contract_ratio(v, ref[i], bound[i], y_dtype == QGEMV_BF16);
     if (ratio > worst || (i == 0 && where)) {
       if (ratio > worst) worst = ratio;
       if (where)

@@ -64,6 +64,12 @@ void tu_poison(tu_guarded *g);
 bool tu_guard_intact(const tu_guarded *g);
 void tu_guarded_free(tu_guarded *g);
 
+/* One element y against the oracle's ref and bound (qgemv_reference_matvec's
+ * R) under the accuracy contract, as a fraction of the allowed error (<= 1
+ * passes; a bound of 0 asks for y exact): 1e-3 bound, plus 2^-8 |ref| for a
+ * bf16 y; NaN only where the oracle has one, else infinity. */
+double tu_contract_ratio(double y, double ref, double bound, bool y_bf16);
+
 /* Checks y ([m, n] of y_dtype) against the oracle for this weight, x and
  * optional gamma under the accuracy contract; every element must have been
  * written (no poison left) and be free of NaN unless the oracle has one.

@@ -7,6 +7,13 @@
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/* A thread's items at RP rows a pass: NP passes of JW words. */
+static int64_t items_at(int nrmax, int nkw, int rp, int64_t *np, int64_t *jw) {
+  *np = ceil_div(nrmax, rp);
+  *jw = ceil_div(nkw, QGC_SHARE_THREADS / rp);
+  return *np * *jw;
+}
+
 int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin,
                      qgc_share_geom *out) {
   const int nf4 = f == QGEMV_NF4;
@@ -25,14 +32,13 @@ int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sm
   g.nrmax = (int)ceil_div(n, g.ctas);
   /* the largest RP whose items a thread, NP JW, are within 4% of the
    * fewest (14336 x 4096: RP 16, 7 x 8 = 56 items, not RP 2, 55 x 1) */
-  int64_t fewest = -1;
+  int64_t fewest = -1, np, jw;
   for (int rp = QGC_SHARE_THREADS; rp >= 1; rp >>= 1) {
-    const int64_t np = ceil_div(g.nrmax, rp), jw = ceil_div(g.nkw, QGC_SHARE_THREADS / rp);
-    if (fewest < 0 || np * jw < fewest) fewest = np * jw;
+    const int64_t items = items_at(g.nrmax, g.nkw, rp, &np, &jw);
+    if (fewest < 0 || items < fewest) fewest = items;
   }
   for (int rp = QGC_SHARE_THREADS; rp >= 1; rp >>= 1) {
-    const int64_t np = ceil_div(g.nrmax, rp), jw = ceil_div(g.nkw, QGC_SHARE_THREADS / rp);
-    if (np * jw * 100 <= fewest * 104) {
+    if (items_at(g.nrmax, g.nkw, rp, &np, &jw) * 100 <= fewest * 104) {
       g.rp = rp;
       g.kparts = QGC_SHARE_THREADS / rp;
       g.passes = (int)np;
