@@ -17,8 +17,8 @@
  * into an f64 accumulator at each round's end. At a pass's end the row's
  * k-parts meet in f64: a shuffle butterfly inside the warp, then shared
  * memory, summed in k-part order by one thread a row, times the norm's
- * 1/rms (f64, from the sums of squares of the staged x, which every CTA
- * adds in the same order), rounded once to f32 (and once more to bf16 for
+ * 1/rms (f64 rsqrt, from the sums of squares of the staged x, which every
+ * CTA adds in the same order), rounded once to f32 (and once more to bf16 for
  * a bf16 y). Every sum has a fixed order: deterministic. */
 #ifndef QGC_SHARE_KERNELS_CUH
 #define QGC_SHARE_KERNELS_CUH
@@ -230,19 +230,8 @@ __global__ void __launch_bounds__(kShareThreads, 1) share_kernel(ShareParams p) 
   pdl_wait(); /* x may be the previous kernel's y, and y what it reads */
   double sq = 0.0;
   share_stage<CW, XBF, NORM>(p, xs, t, sq);
-  double inv_rms = 1.0;
-  if (NORM) { /* the same sum in every CTA: the same elements, order and tree */
-#pragma unroll
-    for (int h = 16; h >= 1; h >>= 1) sq += __shfl_xor_sync(0xffffffffu, sq, h);
-    if ((t & 31) == 0) ssq[t >> 5] = sq;
-  }
   cp_async_wait<0>();
   __syncthreads();
-  if (NORM) {
-    double tot = ssq[0];
-    for (int w = 1; w < kWarps; ++w) tot += ssq[w];
-    inv_rms = 1.0 / sqrt(tot / (double)p.k + (double)p.eps);
-  }
 
   ShareCur mt = {0, 0, 0};
   float acc32 = 0.f;
@@ -256,7 +245,21 @@ __global__ void __launch_bounds__(kShareThreads, 1) share_kernel(ShareParams p) 
       share_consume<L>(B, mt, p, nr, q, r, g, t, xs, ss, lut, red, acc32, acc64);
     }
   }
+  /* The norm's sum of squares only now, off the path from the wait to the
+   * first words' math: the same sum in every CTA (the same elements, order
+   * and tree). */
+  if (NORM) {
+#pragma unroll
+    for (int h = 16; h >= 1; h >>= 1) sq += __shfl_xor_sync(0xffffffffu, sq, h);
+    if ((t & 31) == 0) ssq[t >> 5] = sq;
+  }
   __syncthreads();
+  double inv_rms = 1.0;
+  if (NORM && t < nr) {
+    double tot = ssq[0];
+    for (int w = 1; w < kWarps; ++w) tot += ssq[w];
+    inv_rms = rsqrt(tot / (double)p.k + (double)p.eps);
+  }
   for (int s = t; s < nr; s += kShareThreads) { /* s = the CTA's row pi RP + r */
     const int pi = s >> p.lg_rp, rr = s & (p.rp - 1);
     const double *rp = red + (size_t)pi * p.gp * p.rp + rr;
