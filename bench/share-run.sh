@@ -4,7 +4,9 @@
 # automatic choice and with QGEMV_CUDA_LAYOUT=share, the LUT's suite case
 # (its upload was refactored beside the share form's), then the m = 1
 # bench at small shapes under the three layouts (the share form forced only
-# where auto may not take it), and with "llama" llama3-8b's decode step. Run
+# where auto may not take it); "between": the shapes at the automatic
+# rule's edge under auto and tiles; "large": the issue's shapes at m = 1;
+# "llama": llama3-8b's decode step. Run
 # from the repository root after `source .gpu/pack/env.sh`, OUT set; what
 # runs is chosen by SHARE_STEPS (default "check bench"). Everything lands in $OUT/share and
 # in $OUT/share.tar.xz (the device tool brings back at most 8 files).
@@ -70,6 +72,30 @@ if [[ $steps == *" bench "* ]]; then
     echo "bench norm $lay rc $?"
   done
   join_rows "rmsnorm shape format dtype: auto tiles (us)" "$D/norm-auto.txt" "$D/norm-tiles.txt"
+fi
+
+if [[ $steps == *" between "* ]]; then
+  # the shapes around the automatic rule's edge (16 rows a CTA: on 132 SMs
+  # 2112 rows take the share form, 2176 the tiles; on an H200 the same)
+  for lay in auto tiles; do
+    step "bench at the rule's edge, QGEMV_CUDA_LAYOUT=$lay"
+    QGEMV_CUDA_LAYOUT=$lay timeout 120 qgemv bench --backend cuda --shape 1024x8192 --shape 1536x4096 \
+      --shape 2112x4096 --shape 2176x4096 --format all --dtype f32,bf16 --m 1 --graph --no-baseline \
+      --min-time 0.2 --working-set 256M --json "$D/edge-$lay.json" >"$D/edge-$lay.txt" 2>&1
+    echo "bench edge $lay rc $?"
+  done
+  join_rows "shape format dtype: auto tiles (us)" "$D/edge-auto.txt" "$D/edge-tiles.txt"
+fi
+
+if [[ $steps == *" large "* ]]; then
+  # the issue's shapes at m = 1 (the issue card's table), weights rotated
+  # beyond L2 by the bench's default working set
+  step "bench, the issue's shapes, m = 1"
+  timeout 150 qgemv bench --backend cuda --shape 28672x8192 --shape 8192x28672 --shape 14336x4096 \
+    --shape 4096x14336 --shape 4096x4096 --shape 1024x4096 --format all --dtype f32,bf16 --m 1 --graph \
+    --json "$D/large.json" >"$D/large.txt" 2>&1
+  echo "bench large rc $?"
+  grep -E '^-|streaming' "$D/large.txt"
 fi
 
 if [[ $steps == *" llama "* ]]; then
