@@ -74,7 +74,7 @@ static void repack(const qgemv_weight_desc *d, const qgc_share_geom *g, share_im
   im->g = *g;
   im->code_bytes = qgc_share_code_bytes(g);
   im->scale_bytes = qgc_share_scale_bytes(g);
-  EXPECT(ccb == (size_t)g->items * 4096u, "%s: %zu code bytes a CTA, %d items", what, ccb, g->items);
+  EXPECT(ccb == (size_t)g->items * QGC_SHARE_THREADS * 16u, "%s: %zu code bytes a CTA, %d items", what, ccb, g->items);
   EXPECT(im->code_bytes == ccb * (size_t)ctas, "%s: %zu code bytes, %lld CTAs of %zu", what, im->code_bytes,
          (long long)ctas, ccb);
   EXPECT(im->scale_bytes == csb * (size_t)ctas, "%s: %zu scale bytes, %lld CTAs of %zu", what, im->scale_bytes,
