@@ -734,7 +734,7 @@ static void expect_ieee(const problem *p, const double *ref, const double *bound
       ck_assert_msg(v == r, "%s: y[%lld][%lld] = %g where the oracle has %g", what, (long long)row, (long long)col, v,
                     r);
     } else {
-      const double allowed = 1e-3 * bound[row0 * n + i] + (yt == QGEMV_BF16 ? ldexp(fabs(r), -8) : 0.0);
+      const double allowed = tu_contract_allowed(r, bound[row0 * n + i], yt == QGEMV_BF16);
       ck_assert_msg(fabs(v - r) <= allowed, "%s: y[%lld][%lld] = %.9g, oracle %.9g, allowed +-%.3g", what,
                     (long long)row, (long long)col, v, r, allowed);
     }

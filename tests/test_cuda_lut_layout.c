@@ -293,7 +293,7 @@ static void check_weight(const qgemv_weight_desc *d, const lut_image *im, rng *r
                "allowed +-%.3g",
                what, xd ? "bf16" : "f32", pattern_name(pattern),
                norm == 0 ? "off" : norm == 1 ? "f32 gamma" : "bf16 gamma", S, worst, (long long)at, y[at], ref[at],
-               1e-3 * bound[at]);
+               tu_contract_allowed(ref[at], bound[at], false));
       }
       free(xb);
       free(gb);

@@ -648,7 +648,7 @@ START_TEST(test_choose) {
 }
 END_TEST
 
-/* items <= U: the whole of a thread's share in flight before the wait. */
+/* The automatic rule: at most QGC_SHARE_AUTO_ROWS (16) rows a CTA. */
 START_TEST(test_auto) {
   qgc_share_geom g;
   ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 4096, 132, SMEM_OPTIN, &g)); /* 8 rows a CTA */

@@ -134,8 +134,12 @@ void tu_guarded_free(tu_guarded *g) {
   g->mem = NULL;
 }
 
+double tu_contract_allowed(double ref, double bound, bool y_bf16) {
+  return 1e-3 * bound + (y_bf16 ? ldexp(fabs(ref), -8) : 0.0);
+}
+
 double tu_contract_ratio(double y, double ref, double bound, bool y_bf16) {
-  const double err = fabs(y - ref), allowed = 1e-3 * bound + (y_bf16 ? ldexp(fabs(ref), -8) : 0.0);
+  const double err = fabs(y - ref), allowed = tu_contract_allowed(ref, bound, y_bf16);
   if (isnan(ref)) return isnan(y) ? 0.0 : INFINITY;
   if (isnan(err)) return INFINITY;
   return allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
@@ -154,13 +158,12 @@ double tu_check_contract(const qgemv_weight_desc *w, int64_t m, qgemv_dtype x_dt
   if (where && where_size) where[0] = '\0';
   for (size_t i = 0; i < count; i++) {
     const double v = tu_elem(y_dtype, y, i);
-    const double allowed = 1e-3 * bound[i] + (y_dtype == QGEMV_BF16 ? ldexp(fabs(ref[i]), -8) : 0.0);
     const double ratio = tu_contract_ratio(v, ref[i], bound[i], y_dtype == QGEMV_BF16);
     if (ratio > worst || (i == 0 && where)) {
       if (ratio > worst) worst = ratio;
       if (where)
         snprintf(where, where_size, "row %zu col %zu: got %.9g, oracle %.9g, allowed +-%.3g", i / (size_t)w->n,
-                 i % (size_t)w->n, v, ref[i], allowed);
+                 i % (size_t)w->n, v, ref[i], tu_contract_allowed(ref[i], bound[i], y_dtype == QGEMV_BF16));
     }
   }
   free(ref);

@@ -69,6 +69,8 @@ void tu_guarded_free(tu_guarded *g);
  * passes; a bound of 0 asks for y exact): 1e-3 bound, plus 2^-8 |ref| for a
  * bf16 y; NaN only where the oracle has one, else infinity. */
 double tu_contract_ratio(double y, double ref, double bound, bool y_bf16);
+/* The error the contract allows that element: the ratio's denominator. */
+double tu_contract_allowed(double ref, double bound, bool y_bf16);
 
 /* Checks y ([m, n] of y_dtype) against the oracle for this weight, x and
  * optional gamma under the accuracy contract; every element must have been
