@@ -28,6 +28,15 @@ join_rows() {
        if (!(key in t)) order[n++] = key; t[key] = t[key] " " $(i + 2) }
        END { print header; for (i = 0; i < n; i++) print order[i] ":" t[order[i]] }' "$@"
 }
+# bench_under LAYOUT NAME SECONDS ARGS...: `qgemv bench` at m = 1 in graphs,
+# no baseline, under QGEMV_CUDA_LAYOUT=LAYOUT, into $D/NAME-LAYOUT.{txt,json}
+bench_under() {
+  local lay=$1 name=$2 secs=$3
+  shift 3
+  QGEMV_CUDA_LAYOUT=$lay timeout "$secs" qgemv bench --backend cuda "$@" --format all --dtype f32,bf16 --m 1 \
+    --graph --no-baseline --min-time 0.2 --working-set 256M --json "$D/$name-$lay.json" >"$D/$name-$lay.txt" 2>&1
+  echo "bench $name $lay rc $?"
+}
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 
 if [[ $steps == *" check "* ]]; then
@@ -58,19 +67,12 @@ if [[ $steps == *" bench "* ]]; then
     step "bench, QGEMV_CUDA_LAYOUT=$lay"
     shapes="$small $large"
     [ $lay = share ] && shapes=$large
-    QGEMV_CUDA_LAYOUT=$lay timeout 200 qgemv bench --backend cuda $shapes --format all --dtype f32,bf16 --m 1 \
-      --graph --no-baseline --min-time 0.2 --working-set 256M --json "$D/m1-$lay.json" >"$D/m1-$lay.txt" 2>&1
-    echo "bench $lay rc $?"
+    bench_under $lay m1 200 $shapes
   done
   grep -h streaming "$D"/m1-*.txt
   join_rows "shape format dtype: auto tiles share (us)" "$D/m1-auto.txt" "$D/m1-tiles.txt" "$D/m1-share.txt"
   step "bench, RMSNorm, auto and tiles"
-  for lay in auto tiles; do
-    QGEMV_CUDA_LAYOUT=$lay timeout 100 qgemv bench --backend cuda --shape 1024x4096 --shape 256x4096 --format all \
-      --dtype f32,bf16 --m 1 --rmsnorm --graph --no-baseline --min-time 0.2 --working-set 256M \
-      --json "$D/norm-$lay.json" >"$D/norm-$lay.txt" 2>&1
-    echo "bench norm $lay rc $?"
-  done
+  for lay in auto tiles; do bench_under $lay norm 100 --shape 1024x4096 --shape 256x4096 --rmsnorm; done
   join_rows "rmsnorm shape format dtype: auto tiles (us)" "$D/norm-auto.txt" "$D/norm-tiles.txt"
 fi
 
@@ -79,10 +81,7 @@ if [[ $steps == *" between "* ]]; then
   # 2112 rows take the share form, 2176 the tiles; on an H200 the same)
   for lay in auto tiles; do
     step "bench at the rule's edge, QGEMV_CUDA_LAYOUT=$lay"
-    QGEMV_CUDA_LAYOUT=$lay timeout 120 qgemv bench --backend cuda --shape 1024x8192 --shape 1536x4096 \
-      --shape 2112x4096 --shape 2176x4096 --format all --dtype f32,bf16 --m 1 --graph --no-baseline \
-      --min-time 0.2 --working-set 256M --json "$D/edge-$lay.json" >"$D/edge-$lay.txt" 2>&1
-    echo "bench edge $lay rc $?"
+    bench_under $lay edge 120 --shape 1024x8192 --shape 1536x4096 --shape 2112x4096 --shape 2176x4096
   done
   join_rows "shape format dtype: auto tiles (us)" "$D/edge-auto.txt" "$D/edge-tiles.txt"
 fi
