@@ -17,7 +17,8 @@
  * QGEMV_CUDA_LAYOUT=lut): when it is chosen, and the same contract,
  * batched-row, pattern and IEEE cases through it. The share form (a small
  * weight uploaded for m = 1, or any weight under QGEMV_CUDA_LAYOUT=share):
- * the same, plus misaligned activations and the chains.
+ * the same, plus misaligned activations and the chains; its combinations
+ * at the automatic thread count and at 512 threads (QGEMV_CUDA_PLAN=st=512).
  *
  * Where no CUDA device is usable the suite exits 77 (SKIP) saying why; the
  * probe runs in this process and CUDA does not survive fork, so the suite
@@ -37,6 +38,7 @@
 static qgemv_ctx *ctx;
 static qgemv_ctx *lut_ctx; /* opened with QGEMV_CUDA_LAYOUT=lut */
 static qgemv_ctx *share_ctx; /* opened with QGEMV_CUDA_LAYOUT=share */
+static qgemv_ctx *share512_ctx; /* and QGEMV_CUDA_PLAN=st=512: every share weight at 512 threads */
 static bool lut_device;    /* 192 KB of shared memory a block (Hopper) */
 static bool quick;
 
@@ -961,7 +963,7 @@ static bool share_auto_here(qgemv_format f, int64_t n, int64_t k) {
   qgemv_device_info info;
   CHECK_OK(qgemv_ctx_info(ctx, &info));
   qgc_share_geom g;
-  return qgc_share_choose(f, 64, n, k, info.units, 101376, &g) && qgc_share_auto(&g);
+  return qgc_share_choose(f, 64, n, k, info.units, 101376, 0, &g) && qgc_share_auto(&g);
 }
 
 /* When the share form is chosen: automatically for a weight uploaded for
@@ -993,12 +995,13 @@ END_TEST
 /* Every dtype and norm combination through the share form, on shapes of
  * every geometry (on 132 SMs: fewer rows than SMs; rows not a multiple of
  * the CTAs; one word a thread; several rounds and passes; k = 16384),
- * batched rows bit-identical to m = 1, a second run equal to the first. */
+ * batched rows bit-identical to m = 1, a second run equal to the first;
+ * at the automatic thread count, then at 512 threads everywhere. */
 START_TEST(test_share_combinations) {
-  const int fi = _i;
+  const int fi = _i % qgemv_format_count();
   static const int64_t shapes[][3] = {{257, 1152, 2}, {33, 4224, 1}, {1024, 4096, 3}, {4096, 2048, 1}, {300, 16384, 2}};
   qgemv_ctx *const base = ctx;
-  ctx = share_ctx;
+  ctx = _i < qgemv_format_count() ? share_ctx : share512_ctx;
   int iter = 0;
   for (int si = 0; si < (quick ? 2 : (int)(sizeof shapes / sizeof shapes[0])); si++)
     for (int mode = 0; mode < 12; mode++, iter++)
@@ -1074,6 +1077,17 @@ int main(void) {
     fprintf(stderr, "cannot open cuda:0 with QGEMV_CUDA_LAYOUT=share: %s\n", qgemv_last_error());
     return EXIT_FAILURE;
   }
+  /* the same at 512 threads */
+  setenv("QGEMV_CUDA_LAYOUT", "share", 1);
+  setenv("QGEMV_CUDA_PLAN", "st=512", 1);
+  const qgemv_status share512_open = qgemv_open("cuda:0", &share512_ctx);
+  unsetenv("QGEMV_CUDA_LAYOUT");
+  unsetenv("QGEMV_CUDA_PLAN");
+  if (share512_open != QGEMV_OK) {
+    fprintf(stderr, "cannot open cuda:0 with QGEMV_CUDA_LAYOUT=share QGEMV_CUDA_PLAN=st=512: %s\n",
+            qgemv_last_error());
+    return EXIT_FAILURE;
+  }
   qgemv_device_info info;
   if (qgemv_ctx_info(ctx, &info) != QGEMV_OK) return EXIT_FAILURE;
   /* Hopper (9.x) and datacenter Blackwell (10.x) allow 227 KB a block;
@@ -1110,7 +1124,7 @@ int main(void) {
   TCase *ts = tcase_create("share");
   tcase_set_timeout(ts, 1200);
   tcase_add_test(ts, test_share_forms);
-  tcase_add_loop_test(ts, test_share_combinations, 0, qgemv_format_count());
+  tcase_add_loop_test(ts, test_share_combinations, 0, 2 * qgemv_format_count());
   tcase_add_loop_test(ts, test_share_patterns, 0, qgemv_format_count());
   suite_add_tcase(s, ts);
   SRunner *sr = srunner_create(s);
@@ -1118,6 +1132,7 @@ int main(void) {
   srunner_run_all(sr, CK_NORMAL);
   const int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
+  qgemv_close(share512_ctx);
   qgemv_close(share_ctx);
   qgemv_close(lut_ctx);
   qgemv_close(ctx);

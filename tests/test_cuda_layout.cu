@@ -43,7 +43,7 @@ int dg_launches[3];   /* emulated launches of the norm's bf16 mode (kNormBF: kDG
  * the H200 with Q2_0's integer mma (QGEMV_CUDA_PLAN x=int). */
 const qgc_device_facts kH200 = {132, 232448, 233472, true, {}};
 const qgc_device_facts kGB10 = {48, 101376, 102400, true, {}};
-const qgc_device_facts kH200Int = {132, 232448, 233472, true, {0, 0, 0, 0, 0, QGC_X_INT}};
+const qgc_device_facts kH200Int = {132, 232448, 233472, true, {0, 0, 0, 0, 0, QGC_X_INT, 0}};
 
 /* The resident image of a weight in host memory. */
 struct HostLayout {
@@ -952,21 +952,21 @@ START_TEST(test_plan_tune) {
     bool fits_one; /* at k = one block or group: one chunk per row */
   };
   const Tune tunes[] = {
-      {{1, 0, 0, 0, 0, 0}, true},
-      {{2, 1, QGC_B_WARP, 0, 0, 0}, false},
-      {{4, 0, QGC_B_CTA, 4, 8, 0}, false},
-      {{2, 1, QGC_B_CTA, 0, 0, 0}, false},
-      {{2, 0, 0, 2, 0, 0}, false},
-      {{0, 0, 0, 16, 0, 0}, true},
-      {{2, 0, QGC_B_CTA, 0, 4, 0}, false},
-      {{0, 0, 0, 0, 0, QGC_X_INT}, true},
-      {{2, 1, QGC_B_CTA, 0, 0, QGC_X_INT}, false},
-      {{0, 0, 0, 0, 0, QGC_X_DIRECT}, true},
-      {{2, 0, 0, 14, 0, 0}, false}, /* warps that are no power of two: 7 row groups */
-      {{4, 0, 0, 14, 0, 0}, false}, /* taken down to 12, a multiple of the k-split */
-      {{4, 2, 0, 8, 0, 0}, false},  /* two tiles per warp where the tiles are few (the plan: one) */
+      {{1, 0, 0, 0, 0, 0, 0}, true},
+      {{2, 1, QGC_B_WARP, 0, 0, 0, 0}, false},
+      {{4, 0, QGC_B_CTA, 4, 8, 0, 0}, false},
+      {{2, 1, QGC_B_CTA, 0, 0, 0, 0}, false},
+      {{2, 0, 0, 2, 0, 0, 0}, false},
+      {{0, 0, 0, 16, 0, 0, 0}, true},
+      {{2, 0, QGC_B_CTA, 0, 4, 0, 0}, false},
+      {{0, 0, 0, 0, 0, QGC_X_INT, 0}, true},
+      {{2, 1, QGC_B_CTA, 0, 0, QGC_X_INT, 0}, false},
+      {{0, 0, 0, 0, 0, QGC_X_DIRECT, 0}, true},
+      {{2, 0, 0, 14, 0, 0, 0}, false}, /* warps that are no power of two: 7 row groups */
+      {{4, 0, 0, 14, 0, 0, 0}, false}, /* taken down to 12, a multiple of the k-split */
+      {{4, 2, 0, 8, 0, 0, 0}, false},  /* two tiles per warp where the tiles are few (the plan: one) */
 #if QGC_EXP_NF4_WIDE_T2 && (QGC_EXP_NF4_KC128 || QGC_EXP_STAGES == 1) /* its ring fits */
-      {{4, 2, QGC_B_CTA, 28, 0, 0}, false}, /* NF4's wide kernel of two tiles (Q2_0: does not fit) */
+      {{4, 2, QGC_B_CTA, 28, 0, 0, 0}, false}, /* NF4's wide kernel of two tiles (Q2_0: does not fit) */
 #endif
   };
   for (const Tune &tu : tunes) {
@@ -1013,7 +1013,7 @@ START_TEST(test_plan_tune) {
    * (QGC_EXP_NG2T2) at a shape the plan leaves at one tile */
   if (format_at(_i).f == QGEMV_NF4 && QGC_EXP_NG2T2) {
     qgc_device_facts dev = kH200;
-    dev.tune = {4, 2, QGC_B_CTA, 0, 0, 0}; /* k-split 4: 8 warps of 2 row groups */
+    dev.tune = {4, 2, QGC_B_CTA, 0, 0, 0, 0}; /* k-split 4: 8 warps of 2 row groups */
     const int64_t n = 96, k = tu_whole_blocks(_i, 4096), m = 8;
     PlanCall c;
     plan_call(format_at(_i), n, k, m, QGEMV_F32, c);

@@ -36,6 +36,9 @@ START_TEST(test_accepts) {
   ck_assert_int_eq(parsed("w=14,ks=2").w, 14); /* W / KS = 7 row groups: 128 CTAs for 1792 tiles */
   ck_assert_int_eq(parsed("w=28,ks=2,t=1").w, 28); /* the wide kernel: 14 row groups of one tile */
   ck_assert_int_eq(parsed("ks=1,").ks, 1); /* a trailing comma is harmless */
+  ck_assert_int_eq(parsed("st=256").st, 256);
+  ck_assert_int_eq(parsed("st=512,ks=2").st, 512);
+  ck_assert_int_eq(b.st, 0);
 }
 END_TEST
 
@@ -50,6 +53,8 @@ START_TEST(test_refuses) {
       {"=4", "not key=value"},   {"ks=", "not key=value"},  {"ks=4,,t=1", "not key=value"},
       {"w=4,ks=8", "fewer warps"}, {"w=29", "w=29"}, {"b=warp,phases=2", "needs b=cta"},
       {"ks=99999999999999999999", "ks="}, {"x=int8", "direct, int or auto"}, {"x=", "not key=value"},
+      {"st=128", "st is 256 or 512"}, {"st=1024", "st=1024"}, {"st=-512", "st is 256 or 512"},
+      {"st=512x", "st=512x"}, {"st=", "not key=value"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     qgc_plan_tune t;
@@ -63,7 +68,7 @@ END_TEST
 
 START_TEST(test_format_round_trip) {
   const char *texts[] = {"", "b=cta,ks=8", "b=warp,ks=16,t=2,w=16", "ks=4,t=1,w=8,phases=5", "b=cta,x=int,ks=8",
-                         "x=direct", "x=auto,t=1"};
+                         "x=direct", "x=auto,t=1", "st=512", "ks=2,st=256"};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     char buf[96];
     const qgc_plan_tune t = parsed(texts[i]);

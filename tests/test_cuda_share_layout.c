@@ -74,7 +74,8 @@ static void repack(const qgemv_weight_desc *d, const qgc_share_geom *g, share_im
   im->g = *g;
   im->code_bytes = qgc_share_code_bytes(g);
   im->scale_bytes = qgc_share_scale_bytes(g);
-  EXPECT(ccb == (size_t)g->items * QGC_SHARE_THREADS * 16u, "%s: %zu code bytes a CTA, %d items", what, ccb, g->items);
+  EXPECT(ccb == (size_t)g->items * (size_t)g->threads * 16u, "%s: %zu code bytes a CTA, %d items of %d threads", what,
+         ccb, g->items, g->threads);
   EXPECT(im->code_bytes == ccb * (size_t)ctas, "%s: %zu code bytes, %lld CTAs of %zu", what, im->code_bytes,
          (long long)ctas, ccb);
   EXPECT(im->scale_bytes == csb * (size_t)ctas, "%s: %zu scale bytes, %lld CTAs of %zu", what, im->scale_bytes,
@@ -142,10 +143,10 @@ static void check_placement(const qgemv_weight_desc *d, const share_image *im, c
            (long long)c, (long long)r0, (long long)nr);
     const uint8_t *cw = im->codes + (size_t)c * qgc_share_cta_code_bytes(g);
     for (int i = 0; i < g->items; i++)
-      for (int t = 0; t < QGC_SHARE_THREADS; t++) {
+      for (int t = 0; t < g->threads; t++) {
         const int q = t >> g->lg_rp, r = t & (g->rp - 1), pi = i / g->jw, j = i % g->jw;
         const int rl = pi * g->rp + r, kw = j * g->kparts + q;
-        const uint8_t *w = cw + ((size_t)i * QGC_SHARE_THREADS + (size_t)t) * 16u;
+        const uint8_t *w = cw + ((size_t)i * (size_t)g->threads + (size_t)t) * 16u;
         if (rl >= nr || kw >= g->nkw) {
           EXPECT(memcmp(w, zero16, 16) == 0, "%s: CTA %lld item %d thread %d (row %d, word %d) is a hole, not zero",
                  what, (long long)c, i, t, rl, kw);
@@ -260,14 +261,14 @@ static void emulate(const qgemv_weight_desc *d, const share_image *im, const flo
     const int64_t r0 = qgc_share_row0(g, d->n, c), nr = qgc_share_row0(g, d->n, c + 1) - r0;
     const uint8_t *codes = im->codes + (size_t)c * qgc_share_cta_code_bytes(g);
     const uint8_t *sr = im->scales + (size_t)c * (size_t)g->sreg;
-    for (int t = 0; t < QGC_SHARE_THREADS; t++) {
+    for (int t = 0; t < g->threads; t++) {
       const int q = t >> g->lg_rp, r = t & (g->rp - 1);
       float acc32 = 0.f;
       double acc64 = 0.0;
       for (int i = 0; i < g->items; i++) {
         const int pi = i / g->jw, j = i % g->jw, rl = pi * g->rp + r, kw = j * g->kparts + q;
         if (rl < nr && kw < g->nkw) {
-          const uint8_t *w = codes + ((size_t)i * QGC_SHARE_THREADS + (size_t)t) * 16u;
+          const uint8_t *w = codes + ((size_t)i * (size_t)g->threads + (size_t)t) * 16u;
           const float *xp = xt + (size_t)kw * (size_t)g->cw;
           const uint8_t *sp = sr + (size_t)(((int64_t)(kw >> lgwps) * nr + rl) * sb);
           float s;
@@ -310,6 +311,7 @@ typedef struct shape {
   int sms;
   int weights, xstep; /* weight distributions 0 .. weights - 1; x patterns wd, wd + xstep, ... */
   bool adversarial;   /* also zero weights and one code everywhere */
+  int threads;        /* a CTA's: 256, 512, or 0 for the automatic count */
 } shape;
 /* Geometries (NF4 / Q2_0, qgc_share_choose on `sms` SMs), the first
  * NQUICK the quick run's; test_shapes_cover checks that they cover what
@@ -319,34 +321,44 @@ typedef struct shape {
 static const shape shapes[] = {
     /* G 132 < n = 257: CTAs of 1 and 2 rows; RP 4 / 8 < 32; 36 / 18
      * words on 64 / 32 k-parts: holes */
-    {257, 1152, 132, DIST_COUNT, DIST_COUNT, false},
+    {257, 1152, 132, DIST_COUNT, DIST_COUNT, false, 256},
     /* 2 CTAs of 32 and 33 rows: NF4 RP 16, 3 passes of 3 words (9
      * items: rounds across passes), 48 rows of slots, 40 words of 48;
      * Q2_0 RP 64 (4 k-parts, gp 4), 5 items in 2 rounds */
-    {65, 1280, 2, 2, 3, false},
+    {65, 1280, 2, 2, 3, false, 256},
+    /* 512 threads: 5 CTAs of 20 rows; NF4 RP 32 (16 k-parts), 9 words
+     * of 132 in 144 slots, 32 rows of slots; Q2_0 RP 32, 5 of 66 in 80 */
+    {100, 4224, 5, 2, 3, false, 512},
     /* 7 CTAs of 142 or 143 rows: NF4 RP 32, 5 passes (items 5 > U, 2
      * rounds); Q2_0 RP 64, 3 passes, 4 k-parts (gp 4) */
-    {1000, 256, 7, 2, 3, false},
+    {1000, 256, 7, 2, 3, false, 256},
     /* NF4: RP 8, 3 passes of 5 words (15 items: rounds across passes),
      * 20 rows of 24, 132 words of 160; Q2_0: RP 32, 9 items, 3 rounds */
-    {100, 4224, 5, 2, 3, true},
+    {100, 4224, 5, 2, 3, true, 256},
     /* n < SMs: G = n, one row a CTA, RP 1 (NF4) and 2 */
-    {33, 4224, 132, 2, 3, false},
+    {33, 4224, 132, 2, 3, false, 256},
     /* the automatic choice's geometry, NF4 RP 8, I = U = 4 (Q2_0 2), as
      * at 1024 x 4096 on 132 SMs, on 8 CTAs of 7 or 8 rows */
-    {60, 4096, 8, 2, 3, false},
-    /* and that shape itself, once */
-    {1024, 4096, 132, 1, 4, false},
+    {60, 4096, 8, 2, 3, false, 256},
+    /* and that shape itself, once, at the automatic count */
+    {1024, 4096, 132, 1, 4, false, 0},
     /* 16 CTAs of 18 or 19 rows: NF4 RP 4, 5 passes; Q2_0 RP 8, 3 */
-    {300, 2048, 16, 2, 3, false},
+    {300, 2048, 16, 2, 3, false, 256},
+    /* the same at the automatic count */
+    {300, 2048, 16, 1, 4, false, 0},
     /* n < SMs, Q2_0 RP 32 */
-    {64, 512, 132, 2, 3, false},
+    {64, 512, 132, 2, 3, false, 256},
     /* RP 64 (4 k-parts), NF4 5 words in 2 rounds */
-    {513, 640, 12, 2, 3, false},
+    {513, 640, 12, 2, 3, false, 256},
     /* RP 256: one k-part; CTAs of 500 rows in 2 passes */
-    {2000, 128, 4, 2, 3, false},
+    {2000, 128, 4, 2, 3, false, 256},
+    /* 512 threads: NF4 RP 64 (8 k-parts), 3 passes of one word; Q2_0
+     * RP 256 (2 k-parts), one pass of 2 words */
+    {1000, 256, 7, 2, 3, false, 512},
+    /* 512 threads, RP 512: one k-part; CTAs of 500 rows, one pass */
+    {2000, 128, 4, 2, 3, false, 512},
 };
-enum { NSHAPES = sizeof shapes / sizeof shapes[0], NQUICK = 2, XPATTERNS = DIST_COUNT + 1 };
+enum { NSHAPES = sizeof shapes / sizeof shapes[0], NQUICK = 3, XPATTERNS = DIST_COUNT + 1 };
 
 static const char *pattern_name(int p) {
   return p < DIST_COUNT ? dist_name((dist_kind)p) : "outliers of 1e4x every 50";
@@ -441,9 +453,9 @@ static void check_pattern(const qgemv_weight_desc *d, const share_image *im, rng
   free(gm);
 }
 
-static void choose(const qgemv_weight_desc *d, int sms, qgc_share_geom *g, const char *what) {
-  EXPECT(qgc_share_choose(d->format, d->group, d->n, d->k, sms, SMEM_OPTIN, g), "%s on %d SMs: no geometry", what,
-         sms);
+static void choose(const qgemv_weight_desc *d, int sms, int threads, qgc_share_geom *g, const char *what) {
+  EXPECT(qgc_share_choose(d->format, d->group, d->n, d->k, sms, SMEM_OPTIN, threads, g),
+         "%s on %d SMs, %d threads: no geometry", what, sms, threads);
 }
 
 /* Loop index: format x shape. The shape's weight distributions in turn,
@@ -466,9 +478,9 @@ START_TEST(test_emulated_contract) {
     tu_weight_make(&r, (dist_kind)wd, fi.format, fi.group, sh.n, sh.k, &w);
     char what[192];
     qgc_share_geom g;
-    snprintf(what, sizeof what, "%s %lldx%lld on %d SMs, weights %s", fi.label, (long long)sh.n, (long long)sh.k,
-             sh.sms, dist_name((dist_kind)wd));
-    choose(&w.desc, sh.sms, &g, what);
+    snprintf(what, sizeof what, "%s %lldx%lld on %d SMs, %d threads, weights %s", fi.label, (long long)sh.n,
+             (long long)sh.k, sh.sms, sh.threads, dist_name((dist_kind)wd));
+    choose(&w.desc, sh.sms, sh.threads, &g, what);
     share_image im;
     repack(&w.desc, &g, &im, what);
     if (wd == 0) check_placement(&w.desc, &im, what);
@@ -511,17 +523,32 @@ END_TEST
  * warp and holes; so that a change of the rule cannot quietly make the
  * emulation miss a path. */
 START_TEST(test_shapes_cover) {
-  enum { ONE_ROW, UNEVEN, RP_SMALL, RP_WARP, PASSES, ROUNDS, ROUND_ACROSS_PASS, ROW_HOLES, WORD_HOLES, NCOVER };
-  static const char *const names[NCOVER] = {"G = n",        "uneven CTAs",  "RP < 32",
-                                             "RP >= 32",     "NP > 1",       "items > U",
-                                             "a round across a pass's end", "row holes", "word holes"};
+  enum {
+    ONE_ROW,
+    UNEVEN,
+    RP_SMALL,
+    RP_WARP,
+    PASSES,
+    ROUNDS,
+    ROUND_ACROSS_PASS,
+    ROW_HOLES,
+    WORD_HOLES,
+    T256,
+    T512,
+    NCOVER
+  };
+  static const char *const names[NCOVER] = {"G = n",      "uneven CTAs", "RP < 32",
+                                             "RP >= 32",   "NP > 1",      "items > U",
+                                             "a round across a pass's end", "row holes", "word holes",
+                                             "256 threads", "512 threads"};
   for (int quick = 1; quick >= 0; quick--) {
     bool seen[NCOVER] = {false};
     for (int si = 0; si < (quick ? NQUICK : NSHAPES); si++)
       for (int f = 0; f < qgemv_format_count(); f++) {
         const qgemv_format_info fi = tu_format(f);
         qgc_share_geom g;
-        EXPECT(qgc_share_choose(fi.format, fi.group, shapes[si].n, shapes[si].k, shapes[si].sms, SMEM_OPTIN, &g),
+        EXPECT(qgc_share_choose(fi.format, fi.group, shapes[si].n, shapes[si].k, shapes[si].sms, SMEM_OPTIN,
+                                shapes[si].threads, &g),
                "%s %lldx%lld on %d SMs: no geometry", fi.label, (long long)shapes[si].n, (long long)shapes[si].k,
                shapes[si].sms);
         seen[ONE_ROW] |= g.ctas == shapes[si].n;
@@ -533,6 +560,8 @@ START_TEST(test_shapes_cover) {
         seen[ROUND_ACROSS_PASS] |= g.passes > 1 && g.jw > 1 && g.jw % QGC_SHARE_U != 0;
         seen[ROW_HOLES] |= g.passes * g.rp > g.nrmax;
         seen[WORD_HOLES] |= g.jw * g.kparts > g.nkw;
+        seen[T256] |= g.threads == 256;
+        seen[T512] |= g.threads == 512;
       }
     for (int c = 0; c < NCOVER; c++)
       EXPECT(seen[c] || (quick && c == ONE_ROW), "%s shapes: none has %s", quick ? "the quick" : "the", names[c]);
@@ -542,14 +571,16 @@ END_TEST
 
 /* ---- the geometry, the automatic choice, the preference ----------------- */
 
-static void expect_geom(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, qgc_share_geom want) {
+static void expect_geom(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, int threads,
+                        qgc_share_geom want) {
   qgc_share_geom g;
   memset(&g, 0, sizeof g);
-  EXPECT(qgc_share_choose(f, group, n, k, sms, SMEM_OPTIN, &g), "%s/%d %lldx%lld on %d SMs: no geometry", fmt_name(f),
-         (int)group, (long long)n, (long long)k, sms);
+  EXPECT(qgc_share_choose(f, group, n, k, sms, SMEM_OPTIN, threads, &g), "%s/%d %lldx%lld on %d SMs: no geometry",
+         fmt_name(f), (int)group, (long long)n, (long long)k, sms);
 #define FIELD(x)                                                                                                 \
-  EXPECT(g.x == want.x, "%s/%d %lldx%lld on %d SMs: " #x " %d, expected %d", fmt_name(f), (int)group, \
-         (long long)n, (long long)k, sms, g.x, want.x)
+  EXPECT(g.x == want.x, "%s/%d %lldx%lld on %d SMs, %d threads: " #x " %d, expected %d", fmt_name(f), (int)group, \
+         (long long)n, (long long)k, sms, threads, g.x, want.x)
+  FIELD(threads);
   FIELD(ctas);
   FIELD(cw);
   FIELD(scale_bytes);
@@ -573,18 +604,49 @@ static void expect_geom(qgemv_format f, int32_t group, int64_t n, int64_t k, int
 }
 
 /* Worked out by hand from share_layout.h: G = min(SMs, n), nrmax =
- * ceil(n / G), nkw = k / cw; for each RP (256 down to 1, P = 256 / RP)
- * items NP JW = ceil(nrmax / RP) ceil(nkw / P); RP the largest within 4%
- * of the fewest; kwe = max(1, 32 / RP), gp = P / kwe; sreg = nrmax nblk
- * scale bytes up to 16; xs = nkw (cw + 4) 4; red = NP gp RP 8 + 64 + 64. */
+ * ceil(n / G), nkw = k / cw; for each RP (T down to 1, P = T / RP) items
+ * NP JW = ceil(nrmax / RP) ceil(nkw / P); RP the largest within 4% of the
+ * fewest; kwe = max(1, 32 / RP), gp = P / kwe; sreg = nrmax nblk scale
+ * bytes up to 16; xs = nkw (cw + 4) 4; red = NP gp RP 8 + T / 32 x 8 + 64
+ * (at T = 256: + 64 + 64 = 128). */
 START_TEST(test_choose) {
+  /* 512 threads. NF4 4096 x 4096, 132 SMs: nrmax 32, nkw 128. RP 512 ..
+   * 1 (P = 512 / RP): 1 x 128, 1 x 64, 1 x 32, 1 x 16, 1 x 8 (RP 32, P
+   * 16), 2 x 4, 4 x 2, 8 x 1, 16 x 1, 32 x 1: fewest 8, RP 32. kwe 1, gp
+   * 16; sreg 32 x 64 x 4 = 8192; red 1 x 16 x 32 x 8 + 16 x 8 + 64 =
+   * 4288; smem 18432 + 8192 + 4288 = 30912. */
+  expect_geom(QGEMV_NF4, 64, 4096, 4096, 132, 512,
+              (qgc_share_geom){.threads = 512, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128,
+                               .nblk = 64, .nrmax = 32, .rp = 32, .lg_rp = 5, .kparts = 16, .passes = 1, .jw = 8,
+                               .items = 8, .kwe = 1, .gp = 16, .sreg = 8192, .xs_bytes = 18432, .red_bytes = 4288,
+                               .smem = 30912});
+  /* NF4 1024 x 14336, 132 SMs, 512 threads: nrmax 8, nkw 448, nblk 224.
+   * RP 512 .. 1: 448, 224, 112, 56, 28, 14 (RP 16, P 32), 7 (RP 8, P
+   * 64), 2 x 4 (RP 4, P 128: 3.5 words up to 4), 4 x 2, 8 x 1: fewest 7,
+   * RP 8. kwe 4, gp 16; sreg 8 x 224 x 4 = 7168; xs 448 x 36 x 4 =
+   * 64512; red 1 x 16 x 8 x 8 + 128 + 64 = 1216; smem 72896. */
+  expect_geom(QGEMV_NF4, 64, 1024, 14336, 132, 512,
+              (qgc_share_geom){.threads = 512, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 448,
+                               .nblk = 224, .nrmax = 8, .rp = 8, .lg_rp = 3, .kparts = 64, .passes = 1, .jw = 7,
+                               .items = 7, .kwe = 4, .gp = 16, .sreg = 7168, .xs_bytes = 64512, .red_bytes = 1216,
+                               .smem = 72896});
+  /* Q2_0 g64 2000 x 128, 4 SMs, 512 threads: nrmax 500, nkw 2. RP 512:
+   * 1 x 2 = 2; 256: 2 x 1 = 2; 128: 4 x 1: fewest 2, RP 512 (one k-part,
+   * kwe 1, gp 1). sreg 2000; xs 544; red 1 x 1 x 512 x 8 + 128 + 64 =
+   * 4288; smem 6832. */
+  expect_geom(QGEMV_Q2_0, 64, 2000, 128, 4, 512,
+              (qgc_share_geom){.threads = 512, .ctas = 4, .cw = 64, .scale_bytes = 2, .lg_wps = 0, .nkw = 2,
+                               .nblk = 2, .nrmax = 500, .rp = 512, .lg_rp = 9, .kparts = 1, .passes = 1, .jw = 2,
+                               .items = 2, .kwe = 1, .gp = 1, .sreg = 2000, .xs_bytes = 544, .red_bytes = 4288,
+                               .smem = 6832});
+  /* 256 threads. */
   /* NF4 1024 x 4096, 132 SMs: G 132, nrmax ceil(1024 / 132) = 8 (7 x 132
    * = 924), nkw 128, nblk 64. Items, RP 256 .. 1: 1 x 128, 1 x 64, 1 x
    * 32, 1 x 16, 1 x 8, 1 x 4 (RP 8), 2 x 2, 4 x 1, 8 x 1: fewest 4, RP 8
    * the largest with 4. kwe 4, gp 8; sreg 8 x 64 x 4 = 2048; xs 128 x 36
    * x 4 = 18432; red 1 x 8 x 8 x 8 + 128 = 640; smem 21120. */
-  expect_geom(QGEMV_NF4, 64, 1024, 4096, 132,
-              (qgc_share_geom){.ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
+  expect_geom(QGEMV_NF4, 64, 1024, 4096, 132, 256,
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
                                .nrmax = 8, .rp = 8, .lg_rp = 3, .kparts = 32, .passes = 1, .jw = 4, .items = 4,
                                .kwe = 4, .gp = 8, .sreg = 2048, .xs_bytes = 18432, .red_bytes = 640, .smem = 21120});
   /* NF4 4096 x 4096, 132 SMs: nrmax ceil(4096 / 132) = 32 (31 x 132 =
@@ -592,8 +654,8 @@ START_TEST(test_choose) {
    * 4 x 4, 8 x 2, 16 x 1, 32 x 1: fewest 16, RP 32. kwe 1, gp 8; sreg 32
    * x 64 x 4 = 8192; red 1 x 8 x 32 x 8 + 128 = 2176; smem 18432 + 8192
    * + 2176 = 28800. */
-  expect_geom(QGEMV_NF4, 64, 4096, 4096, 132,
-              (qgc_share_geom){.ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
+  expect_geom(QGEMV_NF4, 64, 4096, 4096, 132, 256,
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
                                .nrmax = 32, .rp = 32, .lg_rp = 5, .kparts = 8, .passes = 1, .jw = 16, .items = 16,
                                .kwe = 1, .gp = 8, .sreg = 8192, .xs_bytes = 18432, .red_bytes = 2176, .smem = 28800});
   /* NF4 14336 x 4096, 132 SMs (the header's example): nrmax ceil(14336
@@ -602,30 +664,30 @@ START_TEST(test_choose) {
    * 1: fewest 55, within 4% (57.2): 56, RP 16 the largest. kwe 2, gp 8;
    * sreg 109 x 64 x 4 = 27904 (a multiple of 16); red 7 x 8 x 16 x 8 +
    * 128 = 7296; smem 18432 + 27904 + 7296 = 53632. */
-  expect_geom(QGEMV_NF4, 64, 14336, 4096, 132,
-              (qgc_share_geom){.ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
+  expect_geom(QGEMV_NF4, 64, 14336, 4096, 132, 256,
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
                                .nrmax = 109, .rp = 16, .lg_rp = 4, .kparts = 16, .passes = 7, .jw = 8, .items = 56,
                                .kwe = 2, .gp = 8, .sreg = 27904, .xs_bytes = 18432, .red_bytes = 7296, .smem = 53632});
   /* NF4 20 x 4096, 132 SMs: n < SMs, G 20, one row a CTA. RP 256 .. 1:
    * 128, 64, 32, 16, 8, 4, 2 (RP 4: 64 k-parts), 1 (RP 2), 1: RP 2.
    * kwe 16, gp 8; sreg 64 x 4 = 256; red 1 x 8 x 2 x 8 + 128 = 256; smem
    * 18432 + 256 + 256 = 18944. */
-  expect_geom(QGEMV_NF4, 64, 20, 4096, 132,
-              (qgc_share_geom){.ctas = 20, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
+  expect_geom(QGEMV_NF4, 64, 20, 4096, 132, 256,
+              (qgc_share_geom){.threads = 256, .ctas = 20, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
                                .nrmax = 1, .rp = 2, .lg_rp = 1, .kparts = 128, .passes = 1, .jw = 1, .items = 1,
                                .kwe = 16, .gp = 8, .sreg = 256, .xs_bytes = 18432, .red_bytes = 256, .smem = 18944});
   /* Q2_0 g64 256 x 4096, 132 SMs: nrmax 2, nkw 64, nblk 64 (a word a
    * block). RP 256 .. 1: 64, 32, 16, 8, 4, 2 (RP 8), 1 (RP 4), 1, 2 x 1:
    * RP 4. kwe 8, gp 8; sreg 2 x 64 x 2 = 256; xs 64 x 68 x 4 = 17408;
    * red 1 x 8 x 4 x 8 + 128 = 384; smem 17408 + 256 + 384 = 18048. */
-  expect_geom(QGEMV_Q2_0, 64, 256, 4096, 132,
-              (qgc_share_geom){.ctas = 132, .cw = 64, .scale_bytes = 2, .lg_wps = 0, .nkw = 64, .nblk = 64,
+  expect_geom(QGEMV_Q2_0, 64, 256, 4096, 132, 256,
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 64, .scale_bytes = 2, .lg_wps = 0, .nkw = 64, .nblk = 64,
                                .nrmax = 2, .rp = 4, .lg_rp = 2, .kparts = 64, .passes = 1, .jw = 1, .items = 1,
                                .kwe = 8, .gp = 8, .sreg = 256, .xs_bytes = 17408, .red_bytes = 384, .smem = 18048});
   /* Q2_0 g128, the same: nblk 32 (two words a block), sreg 2 x 32 x 2 =
    * 128, smem 17920. */
-  expect_geom(QGEMV_Q2_0, 128, 256, 4096, 132,
-              (qgc_share_geom){.ctas = 132, .cw = 64, .scale_bytes = 2, .lg_wps = 1, .nkw = 64, .nblk = 32,
+  expect_geom(QGEMV_Q2_0, 128, 256, 4096, 132, 256,
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 64, .scale_bytes = 2, .lg_wps = 1, .nkw = 64, .nblk = 32,
                                .nrmax = 2, .rp = 4, .lg_rp = 2, .kparts = 64, .passes = 1, .jw = 1, .items = 1,
                                .kwe = 8, .gp = 8, .sreg = 128, .xs_bytes = 17408, .red_bytes = 384, .smem = 17920});
   /* Q2_0 g128 1000 x 256, 7 SMs: nrmax ceil(1000 / 7) = 143 (142 x 7 =
@@ -633,16 +695,16 @@ START_TEST(test_choose) {
    * 1; ...: fewest 3, RP 64 (4 k-parts, kwe 1, gp 4). sreg 143 x 2 x 2 =
    * 572, up to 576; xs 4 x 68 x 4 = 1088; red 3 x 4 x 64 x 8 + 128 =
    * 6272; smem 7936. */
-  expect_geom(QGEMV_Q2_0, 128, 1000, 256, 7,
-              (qgc_share_geom){.ctas = 7, .cw = 64, .scale_bytes = 2, .lg_wps = 1, .nkw = 4, .nblk = 2,
+  expect_geom(QGEMV_Q2_0, 128, 1000, 256, 7, 256,
+              (qgc_share_geom){.threads = 256, .ctas = 7, .cw = 64, .scale_bytes = 2, .lg_wps = 1, .nkw = 4, .nblk = 2,
                                .nrmax = 143, .rp = 64, .lg_rp = 6, .kparts = 4, .passes = 3, .jw = 1, .items = 3,
                                .kwe = 1, .gp = 4, .sreg = 576, .xs_bytes = 1088, .red_bytes = 6272, .smem = 7936});
   /* Q2_0 g64 2000 x 128, 4 SMs: nrmax 500, nkw 2. RP 256: 2 x 2 = 4;
    * 128: 4 x 1 = 4; 64: 8 x 1: fewest 4, RP 256 (one k-part: kwe 1, gp
    * 1). sreg 500 x 2 x 2 = 2000; xs 2 x 68 x 4 = 544; red 2 x 1 x 256 x 8
    * + 128 = 4224; smem 6768. */
-  expect_geom(QGEMV_Q2_0, 64, 2000, 128, 4,
-              (qgc_share_geom){.ctas = 4, .cw = 64, .scale_bytes = 2, .lg_wps = 0, .nkw = 2, .nblk = 2,
+  expect_geom(QGEMV_Q2_0, 64, 2000, 128, 4, 256,
+              (qgc_share_geom){.threads = 256, .ctas = 4, .cw = 64, .scale_bytes = 2, .lg_wps = 0, .nkw = 2, .nblk = 2,
                                .nrmax = 500, .rp = 256, .lg_rp = 8, .kparts = 1, .passes = 2, .jw = 2, .items = 4,
                                .kwe = 1, .gp = 1, .sreg = 2000, .xs_bytes = 544, .red_bytes = 4224, .smem = 6768});
 }
@@ -651,18 +713,59 @@ END_TEST
 /* The automatic rule: at most QGC_SHARE_AUTO_ROWS (16) rows a CTA. */
 START_TEST(test_auto) {
   qgc_share_geom g;
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 4096, 132, SMEM_OPTIN, &g)); /* 8 rows a CTA */
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 4096, 132, SMEM_OPTIN, 0, &g)); /* 8 rows a CTA */
   ck_assert(qgc_share_auto(&g));
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 2112, 14336, 132, SMEM_OPTIN, &g)); /* 16 */
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 2112, 14336, 132, SMEM_OPTIN, 0, &g)); /* 16 */
   ck_assert(qgc_share_auto(&g));
-  ck_assert(qgc_share_choose(QGEMV_Q2_0, 128, 2113, 4096, 132, SMEM_OPTIN, &g)); /* 17 */
+  ck_assert(qgc_share_choose(QGEMV_Q2_0, 128, 2113, 4096, 132, SMEM_OPTIN, 0, &g)); /* 17 */
   ck_assert(!qgc_share_auto(&g));
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 4096, 4096, 132, SMEM_OPTIN, &g)); /* 32 */
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 4096, 4096, 132, SMEM_OPTIN, 0, &g)); /* 32 */
   ck_assert(!qgc_share_auto(&g));
   memset(&g, 0, sizeof g);
   for (int rows = 1; rows <= 40; rows++) {
     g.nrmax = rows;
     EXPECT(qgc_share_auto(&g) == (rows <= 16), "%d rows a CTA: auto %d", rows, qgc_share_auto(&g));
+  }
+}
+END_TEST
+
+/* The automatic thread count (share_layout.h's rule), worked out by hand
+ * from the items a thread at 256 (test_choose's rule), and the counts
+ * that are refused. */
+START_TEST(test_threads) {
+  static const struct {
+    qgemv_format f;
+    int32_t group;
+    int64_t n, k;
+    int want;
+  } c[] = {
+      /* 132 SMs. NF4 1024 x 4096: 4 items at 256 (test_choose), one round */
+      {QGEMV_NF4, 64, 1024, 4096, 256},
+      /* NF4 2048 x 4096: nrmax 16, nkw 128; at 256 RP 16 (P 16): 1 x 8,
+       * the fewest (RP 8: 2 x 4, RP 32: 1 x 16): 8 items, two rounds */
+      {QGEMV_NF4, 64, 2048, 4096, 512},
+      /* Q2_0 g64 2048 x 4096: nkw 64; RP 16: 1 x 4, one round */
+      {QGEMV_Q2_0, 64, 2048, 4096, 256},
+      /* NF4 4096 x 4096: 16 items (test_choose) */
+      {QGEMV_NF4, 64, 4096, 4096, 512},
+      /* NF4 1024 x 14336: nrmax 8, nkw 448; at 256 RP 8 (P 32): 1 x 14,
+       * the fewest (RP 4: 2 x 7 = 14, RP 16: 1 x 28) */
+      {QGEMV_NF4, 64, 1024, 14336, 512},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    qgc_share_geom g;
+    EXPECT(qgc_share_choose(c[i].f, c[i].group, c[i].n, c[i].k, 132, SMEM_OPTIN, 0, &g) && g.threads == c[i].want,
+           "%s/%d %lldx%lld: %d threads, expected %d", fmt_name(c[i].f), (int)c[i].group, (long long)c[i].n,
+           (long long)c[i].k, g.threads, c[i].want);
+  }
+  static const int bad[] = {128, 384, 1024, 257, -256, -1, 1};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    qgc_share_geom g, before;
+    memset(&g, 0x5a, sizeof g);
+    before = g;
+    EXPECT(!qgc_share_choose(QGEMV_NF4, 64, 1024, 4096, 132, SMEM_OPTIN, bad[i], &g), "%d threads: a geometry",
+           bad[i]);
+    EXPECT(memcmp(&g, &before, sizeof g) == 0, "%d threads: refused, yet the geometry was written", bad[i]);
   }
 }
 END_TEST
@@ -696,29 +799,33 @@ START_TEST(test_refusals) {
       {QGEMV_NF4, 64, 1024, 32768, 132, 101376},            /* 164480 bytes (below), past 99 KiB */
       {QGEMV_NF4, 64, 1024, 32768, 132, 164479},            /* one byte short */
   };
-  for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
-    qgc_share_geom g, before;
-    memset(&g, 0x5a, sizeof g);
-    before = g;
-    EXPECT(!qgc_share_choose(none[i].f, none[i].group, none[i].n, none[i].k, none[i].sms, none[i].smem, &g),
-           "case %zu: %s/%d %lldx%lld on %d SMs, %zu bytes: a geometry (RP %d, items %d, smem %d)", i,
-           fmt_name(none[i].f), (int)none[i].group, (long long)none[i].n, (long long)none[i].k, none[i].sms,
-           none[i].smem, g.rp, g.items, g.smem);
-    EXPECT(memcmp(&g, &before, sizeof g) == 0, "case %zu: refused, yet the geometry was written", i);
-  }
+  static const int counts[] = {256, 512, 0}; /* the larger count's sums take more shared memory, not less */
+  for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+      qgc_share_geom g, before;
+      memset(&g, 0x5a, sizeof g);
+      before = g;
+      EXPECT(!qgc_share_choose(none[i].f, none[i].group, none[i].n, none[i].k, none[i].sms, none[i].smem, counts[c],
+                               &g),
+             "case %zu: %s/%d %lldx%lld on %d SMs, %zu bytes, %d threads: a geometry (RP %d, items %d, smem %d)", i,
+             fmt_name(none[i].f), (int)none[i].group, (long long)none[i].n, (long long)none[i].k, none[i].sms,
+             none[i].smem, counts[c], g.rp, g.items, g.smem);
+      EXPECT(memcmp(&g, &before, sizeof g) == 0, "case %zu, %d threads: refused, yet the geometry was written", i,
+             counts[c]);
+    }
   /* NF4 1024 x 32768, 132 SMs: nrmax 8, nkw 1024; RP 8 (1 x 32 items,
    * as RP 4, 2, 1: 2 x 16, 4 x 8, 8 x 4); xs 1024 x 144 = 147456, sreg 8
    * x 512 x 4 = 16384, red 640: 164480 bytes, exactly enough */
   qgc_share_geom g;
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 32768, 132, 164480, &g));
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 32768, 132, 164480, 256, &g));
   ck_assert_int_eq(g.smem, 164480);
   ck_assert_int_eq(g.rp, 8);
   ck_assert_int_eq(g.items, 32);
   /* what the refusals above are not: k = 192, whole words and blocks of
    * Q2_0 g64 and NF4 (3 blocks of 2 words) */
-  ck_assert(qgc_share_choose(QGEMV_Q2_0, 64, 1024, 192, 132, SMEM_OPTIN, &g) && g.nkw == 3 && g.nblk == 3);
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 192, 132, SMEM_OPTIN, &g) && g.nkw == 6 && g.nblk == 3);
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1, 64, 1, SMEM_OPTIN, &g) && g.ctas == 1 && g.items == 1);
+  ck_assert(qgc_share_choose(QGEMV_Q2_0, 64, 1024, 192, 132, SMEM_OPTIN, 256, &g) && g.nkw == 3 && g.nblk == 3);
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 192, 132, SMEM_OPTIN, 256, &g) && g.nkw == 6 && g.nblk == 3);
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1, 64, 1, SMEM_OPTIN, 256, &g) && g.ctas == 1 && g.items == 1);
 }
 END_TEST
 
@@ -730,18 +837,18 @@ START_TEST(test_sizes) {
    * 4 x 256 = 135168 word slots for the 1024 x 128 = 131072 words of the
    * packed 2097152 bytes: 4096 holes, the 32 rows of 132 x 8 = 1056 that
    * no CTA has; 132 x 2048 = 270336 scale bytes (packed 262144) */
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 4096, 132, SMEM_OPTIN, &g));
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 4096, 132, SMEM_OPTIN, 256, &g));
   ck_assert_uint_eq(qgc_share_cta_code_bytes(&g), 16384u);
   ck_assert_uint_eq(qgc_share_code_bytes(&g), 2162688u);
   ck_assert_uint_eq(qgc_share_scale_bytes(&g), 270336u);
   /* Q2_0 g64 256 x 4096 on 132: one item, 132 x 4096 = 540672 code bytes
    * (packed 262144: a CTA's 1 or 2 rows fill 1 or 2 of its RP 4 rows of
    * 64 words), 132 x 256 = 33792 scale bytes */
-  ck_assert(qgc_share_choose(QGEMV_Q2_0, 64, 256, 4096, 132, SMEM_OPTIN, &g));
+  ck_assert(qgc_share_choose(QGEMV_Q2_0, 64, 256, 4096, 132, SMEM_OPTIN, 256, &g));
   ck_assert_uint_eq(qgc_share_code_bytes(&g), 540672u);
   ck_assert_uint_eq(qgc_share_scale_bytes(&g), 33792u);
   /* rows: CTA c's are [c n / G, (c + 1) n / G): 257 on 132, 1 or 2 */
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 257, 1152, 132, SMEM_OPTIN, &g));
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 257, 1152, 132, SMEM_OPTIN, 256, &g));
   ck_assert_int_eq(qgc_share_row0(&g, 257, 0), 0);
   ck_assert_int_eq(qgc_share_row0(&g, 257, 1), 1);   /* 257 / 132 */
   ck_assert_int_eq(qgc_share_row0(&g, 257, 2), 3);   /* 514 / 132 */
@@ -773,6 +880,7 @@ int main(void) {
   TCase *tg = tcase_create("geometry");
   tcase_add_test(tg, test_choose);
   tcase_add_test(tg, test_auto);
+  tcase_add_test(tg, test_threads);
   tcase_add_test(tg, test_refusals);
   tcase_add_test(tg, test_sizes);
   tcase_add_test(tg, test_pref_parse);

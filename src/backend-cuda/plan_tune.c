@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "share_layout.h"
+
 static bool power_of_two_upto(long v, long max) {
   return v >= 1 && v <= max && (v & (v - 1)) == 0;
 }
@@ -37,12 +39,18 @@ static bool parse_item(const char *s, size_t len, qgc_plan_tune *t, char *err, s
     snprintf(err, errsize, "x=%.*s: x is direct, int or auto", (int)vlen, v);
     return false;
   }
+  if (KEY("st")) {
+    if (is_num && (n == QGC_SHARE_THREADS_MIN || n == QGC_SHARE_THREADS_MAX)) return t->st = (int)n, true;
+    snprintf(err, errsize, "st=%.*s: st is %d or %d (threads a CTA of the share form)", (int)vlen, v,
+             QGC_SHARE_THREADS_MIN, QGC_SHARE_THREADS_MAX);
+    return false;
+  }
   int *field = KEY("ks") ? &t->ks : KEY("t") ? &t->t : KEY("w") ? &t->w : KEY("phases") ? &t->phases : NULL;
   const long max = KEY("ks") ? 16 : KEY("w") ? QGC_TUNE_MAX_WARPS : KEY("t") ? 2 : 1024;
   const bool pow2 = KEY("ks"); /* w: any count, so that W / KS row groups can fit the SMs evenly */
 #undef KEY
   if (field == NULL) {
-    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases, x)", (int)klen, s);
+    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases, x, st)", (int)klen, s);
     return false;
   }
   if (!is_num || (pow2 ? !power_of_two_upto(n, max) : n < 1 || n > max)) {
@@ -78,7 +86,7 @@ void qgc_plan_tune_format(const qgc_plan_tune *t, char *buf, size_t size) {
   const struct {
     const char *key;
     int v;
-  } f[] = {{"ks", t->ks}, {"t", t->t}, {"w", t->w}, {"phases", t->phases}};
+  } f[] = {{"ks", t->ks}, {"t", t->t}, {"w", t->w}, {"phases", t->phases}, {"st", t->st}};
   size_t used = 0;
   buf[0] = '\0';
   if (t->b) used += (size_t)snprintf(buf, size, "b=%s", t->b == QGC_B_CTA ? "cta" : "warp");

@@ -33,10 +33,12 @@ typedef struct qgc_plan_tune {
                * fits, or where the weight has at least 3.5 tiles of 16 rows
                * per SM (QGC_X_AUTO: where it was faster at m = 1 on the
                * H200); else ignored */
+  int st;     /* threads a CTA of the share form (share_layout.h): 256 or
+               * 512 (changes the summation order, so the bits) */
 } qgc_plan_tune;
 
 /* Parses "key=value,..." (keys ks, t, b = cta|warp, w, phases, x =
- * direct|int|auto; NULL or "" is no override) into *t. On a malformed text returns false and writes
+ * direct|int|auto, st; NULL or "" is no override) into *t. On a malformed text returns false and writes
  * what is wrong, for a user, into err. */
 bool qgc_plan_tune_parse(const char *text, qgc_plan_tune *t, char *err, size_t errsize);
 /* The override as QGEMV_CUDA_PLAN text ("" for none), for messages. */

@@ -1,8 +1,8 @@
 /* The share matvec (DESIGN.md section 6, "The share form"): a small weight
  * uploaded for m = 1, in share_layout.h's layout. Brought in from the lab
  * (bench/lab/small_share.cu's share_kernel, bench/NOTES.md v44) in its
- * measured form: 256 threads, one CTA an SM, U = 4 words in flight a
- * thread, k whole in a CTA.
+ * measured form: one CTA an SM, U = 4 words in flight a thread, k whole in
+ * a CTA; 256 or 512 threads, the geometry's count (bench/NOTES.md v48).
  *
  * A CTA copies its scales into shared memory (cp.async) and issues its
  * first round of U 16-byte loads a thread before griddepcontrol.wait: no
@@ -34,15 +34,16 @@
 
 namespace qgc {
 
-constexpr int kShareThreads = QGC_SHARE_THREADS, kShareU = QGC_SHARE_U;
+constexpr int kShareThreadsMax = QGC_SHARE_THREADS_MAX, kShareU = QGC_SHARE_U;
 
 struct ShareParams {
-  const uint4 *codes;          /* CTA c's at c I 256 words */
+  const uint4 *codes;          /* CTA c's at c I T words */
   const unsigned char *scales; /* CTA c's region at c sreg bytes */
   const void *x;               /* one activation row, f32 or bf16 */
   const void *gamma;           /* NORM */
   void *y;                     /* one output row */
   int n, k, nkw, nblk;
+  int threads; /* T, blockDim.x */
   int rp, lg_rp, kparts, passes, jw, items, gp, sreg, xs_bytes;
   float eps;
   int y_bf16, x_vec, g_vec; /* x_vec, g_vec: 16-byte aligned */
@@ -67,7 +68,7 @@ __device__ __forceinline__ void share_issue(uint4 (&b)[kShareU], ShareCur &c, co
 #pragma unroll
   for (int u = 0; u < kShareU; ++u) {
     b[u] = make_uint4(0u, 0u, 0u, 0u);
-    if (c.i < p.items && c.pi * p.rp + r < nr && c.j * p.kparts + q < p.nkw) b[u] = __ldg(gp + (size_t)c.i * kShareThreads);
+    if (c.i < p.items && c.pi * p.rp + r < nr && c.j * p.kparts + q < p.nkw) b[u] = __ldg(gp + (size_t)c.i * p.threads);
     share_step(c, p.jw);
   }
 }
@@ -133,7 +134,7 @@ template <int CW, bool XBF, int NORM>
 __device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int t, double &ss) {
   const int steps = p.k >> 4;
 #pragma unroll 2
-  for (int s = t; s < steps; s += kShareThreads) {
+  for (int s = t; s < steps; s += p.threads) {
     float v[16];
     load16(p.x, (int64_t)s * 16, XBF, p.x_vec, v);
     if (NORM) {
@@ -197,12 +198,13 @@ __device__ __forceinline__ void share_consume(const uint4 (&b)[kShareU], ShareCu
 }
 
 /* Dynamic shared memory: x (xs_bytes), the scales (sreg), the pass sums
- * (passes gp rp f64), the norm's warp sums (8 f64), NF4's table (16 f32):
- * share_layout.h's smem. */
+ * (passes gp rp f64), the norm's warp sums (T / 32 f64), NF4's table (16
+ * f32): share_layout.h's smem. */
 template <int L, bool XBF, int NORM>
-__global__ void __launch_bounds__(kShareThreads, 1) share_kernel(ShareParams p) {
+__global__ void __launch_bounds__(kShareThreadsMax, 1) share_kernel(ShareParams p) {
   constexpr bool NF4 = L == QG_LAYOUT_NF4;
-  constexpr int CW = NF4 ? 32 : 64, SB = NF4 ? 4 : 2, kWarps = kShareThreads / 32;
+  constexpr int CW = NF4 ? 32 : 64, SB = NF4 ? 4 : 2;
+  const int warps = p.threads >> 5;
   extern __shared__ __align__(16) unsigned char share_smem[];
   pdl_launch_dependents();
   const int t = threadIdx.x, c = blockIdx.x, G = gridDim.x;
@@ -212,17 +214,17 @@ __global__ void __launch_bounds__(kShareThreads, 1) share_kernel(ShareParams p) 
   unsigned char *ss = share_smem + p.xs_bytes;
   double *red = reinterpret_cast<double *>(share_smem + p.xs_bytes + p.sreg);
   double *ssq = red + (size_t)p.passes * p.gp * p.rp;
-  float *lut = reinterpret_cast<float *>(ssq + kWarps);
+  float *lut = reinterpret_cast<float *>(ssq + warps);
 
   /* before the wait: nothing here depends on the previous kernel */
   {
     const int nch = (nr * p.nblk * SB + 15) >> 4;
     const unsigned char *sg = p.scales + (size_t)c * p.sreg;
-    for (int i = t; i < nch; i += kShareThreads) cp_async16(smem_addr(ss + 16 * i), sg + 16 * i);
+    for (int i = t; i < nch; i += p.threads) cp_async16(smem_addr(ss + 16 * i), sg + 16 * i);
     cp_async_commit();
   }
   if (NF4 && t < 16) lut[t] = nf4_value(t);
-  const uint4 *gp = p.codes + (size_t)c * p.items * kShareThreads + t;
+  const uint4 *gp = p.codes + (size_t)c * p.items * p.threads + t;
   ShareCur ld = {0, 0, 0};
   uint4 A[kShareU], B[kShareU];
   share_issue(A, ld, gp, p, nr, q, r); /* round 0 */
@@ -257,10 +259,10 @@ __global__ void __launch_bounds__(kShareThreads, 1) share_kernel(ShareParams p) 
   double inv_rms = 1.0;
   if (NORM && t < nr) {
     double tot = ssq[0];
-    for (int w = 1; w < kWarps; ++w) tot += ssq[w];
+    for (int w = 1; w < warps; ++w) tot += ssq[w];
     inv_rms = rsqrt(tot / (double)p.k + (double)p.eps);
   }
-  for (int s = t; s < nr; s += kShareThreads) { /* s = the CTA's row pi RP + r */
+  for (int s = t; s < nr; s += p.threads) { /* s = the CTA's row pi RP + r */
     const int pi = s >> p.lg_rp, rr = s & (p.rp - 1);
     const double *rp = red + (size_t)pi * p.gp * p.rp + rr;
     double sum = 0.0;

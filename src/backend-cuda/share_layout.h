@@ -8,11 +8,12 @@
  * there is no finishing launch. A 16-byte word holds 32 NF4 codes (half a
  * block) or 64 Q2_0 codes (a g64 block, half a g128 block) of one row; a
  * row has nkw = k / 32 or k / 64 words. Thread t = q RP + r of the CTA's
- * 256 (RP rows a pass, a power of two; P = 256 / RP k-parts) takes rows r,
+ * T (256 or 512, the geometry's; RP rows a pass, a power of two; P = T /
+ * RP k-parts) takes rows r,
  * RP + r, ... (NP passes) and in each pass the words kw = q, q + P, ...
  * (JW a pass): its item i = pass JW + j. The codes are
  *
- *   codes   [CTA][item (I = NP JW)][thread (256)][16 bytes]
+ *   codes   [CTA][item (I = NP JW)][thread (T)][16 bytes]
  *   scales  [CTA][scale block][row of the CTA], a region of sreg bytes
  *           NF4: f32, as stored; Q2_0: the fp16 d bits, as stored
  *
@@ -24,7 +25,7 @@
  * rotr(w, 4) & 0x3C3C3C3C hold 4 x code in their bytes: byte offsets into
  * a 16-entry f32 table. Q2_0 word: the 16 code bytes of the packed format
  * (DESIGN.md section 4) as they are: code j of register g at bits 2j.
- * Resident bytes: G I 4096 + G sreg, the packed size plus the holes. */
+ * Resident bytes: G I T 16 + G sreg, the packed size plus the holes. */
 #ifndef QGC_SHARE_LAYOUT_H
 #define QGC_SHARE_LAYOUT_H
 
@@ -37,10 +38,15 @@
 extern "C" {
 #endif
 
-#define QGC_SHARE_THREADS 256
+/* Threads a CTA: one kernel serves both counts (its launch bounds are the
+ * larger, which caps the registers at 128, as --maxrregcount does for
+ * every kernel of the module). */
+#define QGC_SHARE_THREADS_MIN 256
+#define QGC_SHARE_THREADS_MAX 512
 #define QGC_SHARE_U 4 /* words in flight a thread: a round */
 
 typedef struct qgc_share_geom {
+  int threads;     /* T: QGC_SHARE_THREADS_MIN or _MAX */
   int ctas;        /* G */
   int cw;          /* codes a word: NF4 32, Q2_0 64 */
   int scale_bytes; /* NF4 4, Q2_0 2 */
@@ -48,7 +54,7 @@ typedef struct qgc_share_geom {
   int nkw, nblk;   /* words and scale blocks a row */
   int nrmax;       /* most rows a CTA */
   int rp, lg_rp;   /* rows a pass */
-  int kparts;      /* P = 256 / RP */
+  int kparts;      /* P = T / RP */
   int passes;      /* NP */
   int jw;          /* words a thread a pass */
   int items;       /* I = NP JW */
@@ -61,12 +67,23 @@ typedef struct qgc_share_geom {
 } qgc_share_geom;
 
 /* The geometry on `sms` multiprocessors with `smem_optin` bytes of shared
- * memory a block: RP the largest power of two whose items a thread are
- * within 4% of the fewest. Returns 0 (nothing set) where the layout cannot
- * hold the weight: n or k past int, k not a multiple of the word and
- * scale block, or the shared memory (x grows with k) past smem_optin. */
-int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin,
+ * memory a block, at `threads` a CTA (QGC_SHARE_THREADS_MIN or _MAX), or
+ * 0 for qgc_share_threads_auto's count: RP the largest power of two whose
+ * items a thread are within 4% of the fewest. Returns 0 (nothing set) for
+ * another thread count, or where the layout cannot hold the weight: n or
+ * k past int, k not a multiple of the word and scale block, or the shared
+ * memory (x grows with k) past smem_optin. */
+int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin, int threads,
                      qgc_share_geom *g);
+/* The automatic thread count, from the geometry at the smaller count:
+ * QGC_SHARE_THREADS_MIN where a thread's items there are one round
+ * (QGC_SHARE_U) or fewer, else QGC_SHARE_THREADS_MAX. The reading behind
+ * it (bench/NOTES.md v46, v47): past one round a CTA of 8 warps waits on
+ * the latency of its shared loads and FMA chains, which twice the warps
+ * hide; within one round all its loads are in flight before the wait
+ * anyway. On 132 SMs: NF4 1024 x 4096 (4 items) 256; 2048 x 4096 (8),
+ * 4096 x 4096 (16) and 1024 x 14336 (14) 512. */
+int qgc_share_threads_auto(const qgc_share_geom *at_min);
 /* The automatic choice for a weight uploaded for m = 1: at most
  * QGC_SHARE_AUTO_ROWS rows a CTA, where the tiles (16 rows each) give an
  * SM at most one tile and must split k to fill the GPU. H100
@@ -85,7 +102,7 @@ static inline int64_t qgc_share_row0(const qgc_share_geom *g, int64_t n, int64_t
 
 /* Bytes of one CTA's codes and of all codes and scales. */
 static inline size_t qgc_share_cta_code_bytes(const qgc_share_geom *g) {
-  return (size_t)g->items * QGC_SHARE_THREADS * 16u;
+  return (size_t)g->items * (size_t)g->threads * 16u;
 }
 static inline size_t qgc_share_code_bytes(const qgc_share_geom *g) {
   return (size_t)g->ctas * qgc_share_cta_code_bytes(g);

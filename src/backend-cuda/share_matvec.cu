@@ -46,6 +46,7 @@ cudaError_t qgc_share_launch(const qgc_layout *L, const qg_matvec_args *a, cudaS
   p.codes = reinterpret_cast<const uint4 *>(L->share_codes);
   p.scales = L->share_scales;
   p.gamma = a->gamma;
+  p.threads = g.threads;
   p.n = (int)L->n;
   p.k = (int)L->k;
   p.nkw = g.nkw;
@@ -68,7 +69,7 @@ cudaError_t qgc_share_launch(const qgc_layout *L, const qg_matvec_args *a, cudaS
     p.x_vec = (uintptr_t)p.x % 16 == 0;
     void *args[] = {&p};
     const cudaError_t e =
-        qgc::launch_ex((const void *)fn, dim3((unsigned)g.ctas), dim3(qgc::kShareThreads), (size_t)g.smem, s, pdl, args);
+        qgc::launch_ex((const void *)fn, dim3((unsigned)g.ctas), dim3((unsigned)g.threads), (size_t)g.smem, s, pdl, args);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;

@@ -7,14 +7,14 @@
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/* A thread's items at RP rows a pass: NP passes of JW words. */
-static int64_t items_at(int nrmax, int nkw, int rp, int64_t *np, int64_t *jw) {
+/* A thread's items at RP rows a pass of T threads: NP passes of JW words. */
+static int64_t items_at(int nrmax, int nkw, int threads, int rp, int64_t *np, int64_t *jw) {
   *np = ceil_div(nrmax, rp);
-  *jw = ceil_div(nkw, QGC_SHARE_THREADS / rp);
+  *jw = ceil_div(nkw, threads / rp);
   return *np * *jw;
 }
 
-int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin,
+static int choose_at(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin, int threads,
                      qgc_share_geom *out) {
   const int nf4 = f == QGEMV_NF4;
   const int64_t block = nf4 ? 64 : group;
@@ -23,6 +23,7 @@ int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sm
     return 0;
   qgc_share_geom g;
   memset(&g, 0, sizeof g);
+  g.threads = threads;
   g.ctas = n < sms ? (int)n : sms;
   g.cw = nf4 ? 32 : 64;
   g.scale_bytes = nf4 ? 4 : 2;
@@ -31,16 +32,16 @@ int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sm
   g.nblk = (int)(k / block);
   g.nrmax = (int)ceil_div(n, g.ctas);
   /* the largest RP whose items a thread, NP JW, are within 4% of the
-   * fewest (14336 x 4096: RP 16, 7 x 8 = 56 items, not RP 2, 55 x 1) */
+   * fewest (14336 x 4096 at 256: RP 16, 7 x 8 = 56 items, not RP 2, 55 x 1) */
   int64_t fewest = -1, np, jw;
-  for (int rp = QGC_SHARE_THREADS; rp >= 1; rp >>= 1) {
-    const int64_t items = items_at(g.nrmax, g.nkw, rp, &np, &jw);
+  for (int rp = threads; rp >= 1; rp >>= 1) {
+    const int64_t items = items_at(g.nrmax, g.nkw, threads, rp, &np, &jw);
     if (fewest < 0 || items < fewest) fewest = items;
   }
-  for (int rp = QGC_SHARE_THREADS; rp >= 1; rp >>= 1) {
-    if (items_at(g.nrmax, g.nkw, rp, &np, &jw) * 100 <= fewest * 104) {
+  for (int rp = threads; rp >= 1; rp >>= 1) {
+    if (items_at(g.nrmax, g.nkw, threads, rp, &np, &jw) * 100 <= fewest * 104) {
       g.rp = rp;
-      g.kparts = QGC_SHARE_THREADS / rp;
+      g.kparts = threads / rp;
       g.passes = (int)np;
       g.jw = (int)jw;
       break;
@@ -52,14 +53,34 @@ int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sm
   g.gp = g.kparts / g.kwe;
   const int64_t xs = (int64_t)g.nkw * (g.cw + 4) * 4, sreg = ceil_div((int64_t)g.nrmax * g.nblk * g.scale_bytes, 16) * 16;
   /* the pass sums, the norm's warp sums (f64), NF4's table (16 f32) */
-  const int64_t red = (int64_t)g.passes * g.gp * g.rp * 8 + QGC_SHARE_THREADS / 32 * 8 + 64;
+  const int64_t red = (int64_t)g.passes * g.gp * g.rp * 8 + threads / 32 * 8 + 64;
   const int64_t smem = xs + sreg + red;
-  if (items > INT32_MAX / QGC_SHARE_THREADS || smem > (int64_t)smem_optin) return 0;
+  if (items > INT32_MAX / threads || smem > (int64_t)smem_optin) return 0;
   g.items = (int)items;
   g.xs_bytes = (int)xs;
   g.sreg = (int)sreg;
   g.red_bytes = (int)red;
   g.smem = (int)smem;
+  *out = g;
+  return 1;
+}
+
+int qgc_share_threads_auto(const qgc_share_geom *at_min) {
+  return at_min->items <= QGC_SHARE_U ? QGC_SHARE_THREADS_MIN : QGC_SHARE_THREADS_MAX;
+}
+
+int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin, int threads,
+                     qgc_share_geom *out) {
+  if (threads == QGC_SHARE_THREADS_MIN || threads == QGC_SHARE_THREADS_MAX)
+    return choose_at(f, group, n, k, sms, smem_optin, threads, out);
+  if (threads != 0) return 0;
+  qgc_share_geom g;
+  if (!choose_at(f, group, n, k, sms, smem_optin, QGC_SHARE_THREADS_MIN, &g)) return 0;
+  /* at the larger count the sums take more shared memory: where they do
+   * not fit, the smaller count stands */
+  if (qgc_share_threads_auto(&g) == QGC_SHARE_THREADS_MAX &&
+      choose_at(f, group, n, k, sms, smem_optin, QGC_SHARE_THREADS_MAX, out))
+    return 1;
   *out = g;
   return 1;
 }
@@ -94,7 +115,7 @@ void qgc_share_repack_codes(const qgemv_weight_desc *d, const qgc_share_geom *g,
     const int64_t r0 = qgc_share_row0(g, d->n, c), nr = qgc_share_row0(g, d->n, c + 1) - r0;
     for (int i = 0; i < g->items; i++) {
       const int pi = i / g->jw, j = i % g->jw;
-      for (int t = 0; t < QGC_SHARE_THREADS; t++, dst += 16) {
+      for (int t = 0; t < g->threads; t++, dst += 16) {
         const int q = t >> g->lg_rp, r = t & (g->rp - 1), rl = pi * g->rp + r, kw = j * g->kparts + q;
         if (rl >= nr || kw >= g->nkw) continue; /* a hole */
         if (d->format == QGEMV_NF4) {

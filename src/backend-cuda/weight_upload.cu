@@ -48,7 +48,8 @@ static bool choose_lut(const qgc_state *st, const qgemv_weight_desc *d, int64_t 
  * QGEMV_CUDA_LAYOUT=share. */
 static bool choose_share(const qgc_state *st, const qgemv_weight_desc *d, int64_t max_m, qgc_share_geom *g) {
   if (st->layout_pref == QGC_LAYOUT_TILES || st->layout_pref == QGC_LAYOUT_LUT) return false;
-  if (!qgc_share_choose(d->format, d->group, d->n, d->k, st->facts.sms, st->facts.smem_optin, g)) return false;
+  if (!qgc_share_choose(d->format, d->group, d->n, d->k, st->facts.sms, st->facts.smem_optin,
+                         st->facts.tune.st, g)) return false;
   return st->layout_pref == QGC_LAYOUT_SHARE || (max_m == 1 && qgc_share_auto(g));
 }
 
