@@ -967,8 +967,8 @@ static bool share_auto_here(qgemv_format f, int64_t n, int64_t k) {
 }
 
 /* When the share form is chosen: automatically for a weight uploaded for
- * m = 1 with at most 16 rows a CTA (on 132 SMs 1024 x 4096, 8 rows a CTA,
- * not 4096 x 4096, 32), never for another
+ * m = 1 with at most 24 (NF4) or 16 (Q2_0) rows a CTA (on 132 SMs 1024 x
+ * 4096, 8 rows a CTA, not 4096 x 4096, 32), never for another
  * max_m; under QGEMV_CUDA_LAYOUT=share wherever the shared memory holds x
  * (not NF4 at k = 65536: 288 KB), for any m. */
 START_TEST(test_share_forms) {

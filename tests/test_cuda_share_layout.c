@@ -344,7 +344,7 @@ static const shape shapes[] = {
     {1024, 4096, 132, 1, 4, false, 0},
     /* 16 CTAs of 18 or 19 rows: NF4 RP 4, 5 passes; Q2_0 RP 8, 3 */
     {300, 2048, 16, 2, 3, false, 256},
-    /* the same at the automatic count */
+    /* the same at the automatic count (256: NF4 3, Q2_0 2 items at 512) */
     {300, 2048, 16, 1, 4, false, 0},
     /* n < SMs, Q2_0 RP 32 */
     {64, 512, 132, 2, 3, false, 256},
@@ -710,28 +710,38 @@ START_TEST(test_choose) {
 }
 END_TEST
 
-/* The automatic rule: at most QGC_SHARE_AUTO_ROWS (16) rows a CTA. */
+/* The automatic rule: at most 24 rows a CTA for NF4, 16 for Q2_0. */
 START_TEST(test_auto) {
   qgc_share_geom g;
   ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 4096, 132, SMEM_OPTIN, 0, &g)); /* 8 rows a CTA */
   ck_assert(qgc_share_auto(&g));
-  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 2112, 14336, 132, SMEM_OPTIN, 0, &g)); /* 16 */
+  ck_assert(qgc_share_choose(QGEMV_Q2_0, 64, 2112, 14336, 132, SMEM_OPTIN, 0, &g)); /* 16 */
   ck_assert(qgc_share_auto(&g));
   ck_assert(qgc_share_choose(QGEMV_Q2_0, 128, 2113, 4096, 132, SMEM_OPTIN, 0, &g)); /* 17 */
   ck_assert(!qgc_share_auto(&g));
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 2113, 4096, 132, SMEM_OPTIN, 0, &g)); /* 17 */
+  ck_assert(qgc_share_auto(&g));
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 3168, 4096, 132, SMEM_OPTIN, 0, &g)); /* 24 */
+  ck_assert(qgc_share_auto(&g));
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 3169, 4096, 132, SMEM_OPTIN, 0, &g)); /* 25 */
+  ck_assert(!qgc_share_auto(&g));
   ck_assert(qgc_share_choose(QGEMV_NF4, 64, 4096, 4096, 132, SMEM_OPTIN, 0, &g)); /* 32 */
   ck_assert(!qgc_share_auto(&g));
-  memset(&g, 0, sizeof g);
-  for (int rows = 1; rows <= 40; rows++) {
-    g.nrmax = rows;
-    EXPECT(qgc_share_auto(&g) == (rows <= 16), "%d rows a CTA: auto %d", rows, qgc_share_auto(&g));
+  for (int nf4 = 0; nf4 < 2; nf4++) {
+    memset(&g, 0, sizeof g);
+    g.cw = nf4 ? 32 : 64;
+    for (int rows = 1; rows <= 40; rows++) {
+      g.nrmax = rows;
+      EXPECT(qgc_share_auto(&g) == (rows <= (nf4 ? 24 : 16)), "%s, %d rows a CTA: auto %d", nf4 ? "NF4" : "Q2_0",
+             rows, qgc_share_auto(&g));
+    }
   }
 }
 END_TEST
 
 /* The automatic thread count (share_layout.h's rule), worked out by hand
- * from the items a thread at 256 (test_choose's rule), and the counts
- * that are refused. */
+ * from the items a thread at 512 (test_choose's rule at T = 512), and the
+ * counts that are refused. */
 START_TEST(test_threads) {
   static const struct {
     qgemv_format f;
@@ -739,17 +749,25 @@ START_TEST(test_threads) {
     int64_t n, k;
     int want;
   } c[] = {
-      /* 132 SMs. NF4 1024 x 4096: 4 items at 256 (test_choose), one round */
+      /* 132 SMs. NF4 1024 x 4096: nrmax 8, nkw 128; at 512 RP 8 (P 64):
+       * 1 x 2, the fewest (RP 4: 2 x 1, RP 16: 1 x 4): 2 items, less than
+       * a round */
       {QGEMV_NF4, 64, 1024, 4096, 256},
-      /* NF4 2048 x 4096: nrmax 16, nkw 128; at 256 RP 16 (P 16): 1 x 8,
-       * the fewest (RP 8: 2 x 4, RP 32: 1 x 16): 8 items, two rounds */
+      /* NF4 1536 x 4096: nrmax 12; RP 4 (P 128): 3 x 1, the fewest (RP
+       * 8: 2 x 2, RP 16: 1 x 4) */
+      {QGEMV_NF4, 64, 1536, 4096, 256},
+      /* NF4 2048 x 4096: nrmax 16; RP 16 (P 32): 1 x 4, the fewest (RP
+       * 8: 2 x 2, RP 4: 4 x 1): one round */
       {QGEMV_NF4, 64, 2048, 4096, 512},
-      /* Q2_0 g64 2048 x 4096: nkw 64; RP 16: 1 x 4, one round */
+      /* Q2_0 g64 2048 x 4096: nkw 64; RP 16: 1 x 2 (RP 8: 2 x 1) */
       {QGEMV_Q2_0, 64, 2048, 4096, 256},
-      /* NF4 4096 x 4096: 16 items (test_choose) */
+      /* Q2_0 g64 1024 x 8192: nrmax 8, nkw 128; RP 8: 1 x 2 */
+      {QGEMV_Q2_0, 64, 1024, 8192, 256},
+      /* Q2_0 g64 4096 x 4096: nrmax 32, nkw 64; RP 32 (P 16): 1 x 4, the
+       * fewest (RP 16: 2 x 2, RP 8: 4 x 1) */
+      {QGEMV_Q2_0, 64, 4096, 4096, 512},
+      /* NF4 4096 x 4096: 8 items, NF4 1024 x 14336: 7 (test_choose) */
       {QGEMV_NF4, 64, 4096, 4096, 512},
-      /* NF4 1024 x 14336: nrmax 8, nkw 448; at 256 RP 8 (P 32): 1 x 14,
-       * the fewest (RP 4: 2 x 7 = 14, RP 16: 1 x 28) */
       {QGEMV_NF4, 64, 1024, 14336, 512},
   };
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
@@ -758,6 +776,14 @@ START_TEST(test_threads) {
            "%s/%d %lldx%lld: %d threads, expected %d", fmt_name(c[i].f), (int)c[i].group, (long long)c[i].n,
            (long long)c[i].k, g.threads, c[i].want);
   }
+  /* where 512 would not fit the shared memory and 256 does: NF4 1024 x
+   * 32768 on 132 SMs takes 164480 bytes at 256 (test_refusals); at 512
+   * nrmax 8, nkw 1024: RP 8 (P 64) 1 x 16 items, red 1 x 16 x 8 x 8 + 128
+   * + 64 = 1216, so 147456 + 16384 + 1216 = 165056 bytes */
+  qgc_share_geom g;
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 32768, 132, 165056, 0, &g) && g.threads == 512);
+  ck_assert(qgc_share_choose(QGEMV_NF4, 64, 1024, 32768, 132, 165055, 0, &g) && g.threads == 256);
+  ck_assert_int_eq(g.smem, 164480);
   static const int bad[] = {128, 384, 1024, 257, -256, -1, 1};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     qgc_share_geom g, before;

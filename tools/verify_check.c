@@ -13,7 +13,7 @@ typedef struct shape { int64_t n, k; } shape;
  * one shape the CUDA lookup-table form can hold (n a multiple of 1024, k
  * of 512), which QGEMV_CUDA_LAYOUT=lut puts there. The CUDA share form
  * holds all three (QGEMV_CUDA_LAYOUT=share), and takes them at m = 1 by
- * itself (at most 16 rows an SM). */
+ * itself (at most 24 rows an SM for NF4, 16 for Q2_0). */
 static const shape shapes[] = {{257, 1152}, {33, 4224}, {1024, 1024}};
 static const int64_t ms[] = {1, 5, 17};
 

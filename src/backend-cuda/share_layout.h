@@ -75,26 +75,38 @@ typedef struct qgc_share_geom {
  * memory (x grows with k) past smem_optin. */
 int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin, int threads,
                      qgc_share_geom *g);
-/* The automatic thread count, from the geometry at the smaller count:
- * QGC_SHARE_THREADS_MIN where a thread's items there are one round
- * (QGC_SHARE_U) or fewer, else QGC_SHARE_THREADS_MAX. The reading behind
- * it (bench/NOTES.md v46, v47): past one round a CTA of 8 warps waits on
- * the latency of its shared loads and FMA chains, which twice the warps
- * hide; within one round all its loads are in flight before the wait
- * anyway. On 132 SMs: NF4 1024 x 4096 (4 items) 256; 2048 x 4096 (8),
- * 4096 x 4096 (16) and 1024 x 14336 (14) 512. */
-int qgc_share_threads_auto(const qgc_share_geom *at_min);
+/* The automatic thread count, from the geometry at the larger count:
+ * QGC_SHARE_THREADS_MAX where a thread's items there make at least one
+ * round (QGC_SHARE_U), else QGC_SHARE_THREADS_MIN. H200 (bench/NOTES.md
+ * v48, QGEMV_CUDA_LAYOUT=share, us, f32 / bf16 x, 512 against 256
+ * threads): with a round or more at 512, NF4 2048 x 4096 (4 items) 4.9 /
+ * 4.8 against 5.1 / 4.9, 1024 x 8192 (4) 5.1 / 4.8 against 5.8 / 5.2,
+ * 1024 x 14336 (7) 8.2 / 7.4 against 9.7 / 8.7, 3072 x 4096 (6) 6.6 / 6.4
+ * against 7.2 / 6.9; Q2_0 g64 4096 x 4096 (4) 5.9 / 5.6 against 6.6 /
+ * 6.3. With less, 512 lost: NF4 1024 x 4096 (2 items) 3.7 / 3.6 against
+ * 3.0 / 2.7, 1536 x 4096 (3) 4.7 / 4.5 against 4.4 / 4.1; Q2_0 g64 2048 x
+ * 4096 (2) 4.0 / 3.7 against 3.7 / 3.3, 1024 x 8192 (2) 4.5 / 4.0
+ * against 4.5 / 3.8. The reading: a CTA of 8 warps waits on the latency
+ * of its shared loads and FMA chains, which 16 warps hide once every
+ * thread has a round of words to work on. */
+int qgc_share_threads_auto(const qgc_share_geom *at_max);
 /* The automatic choice for a weight uploaded for m = 1: at most
- * QGC_SHARE_AUTO_ROWS rows a CTA, where the tiles (16 rows each) give an
- * SM at most one tile and must split k to fill the GPU. H100
- * (bench/NOTES.md v45, us, f32 / bf16 x, share against tiles): 1024 x 4096
- * (8 rows a CTA) NF4 3.0 / 2.7 against 5.4 / 4.3, Q2_0 g64 2.7 / 2.4
- * against 5.0 / 3.4; 2048 x 4096 (16) NF4 5.3 / 5.0 against 6.2 / 5.4,
- * Q2_0 3.7 / 3.3 against 5.4 / 3.7; 1024 x 14336 NF4 9.5 / 8.4 against
- * 12.6 / 10.5, Q2_0 g64 7.5 / 6.4 against 9.0 / 6.1 (with g128 6.4
- * against 5.9: the losses, 5-8%); 4096 x 4096 (32) NF4 9.2 / 8.9 against
- * 8.2 / 7.0: not taken. */
+ * QGC_SHARE_AUTO_ROWS_NF4 (NF4) or QGC_SHARE_AUTO_ROWS (Q2_0) rows a CTA,
+ * where the tiles (16 rows each) give an SM at most one or two tiles and
+ * must split k to fill the GPU. H100 (bench/NOTES.md v45, us, f32 / bf16
+ * x, share against tiles): 1024 x 4096 (8 rows a CTA) NF4 3.0 / 2.7
+ * against 5.4 / 4.3, Q2_0 g64 2.7 / 2.4 against 5.0 / 3.4; 2048 x 4096
+ * (16) NF4 5.3 / 5.0 against 6.2 / 5.4, Q2_0 3.7 / 3.3 against 5.4 / 3.7;
+ * 1024 x 14336 NF4 9.5 / 8.4 against 12.6 / 10.5, Q2_0 g64 7.5 / 6.4
+ * against 9.0 / 6.1 (with g128 6.4 against 5.9: the losses, 5-8%). H200
+ * (v48, with 512 threads past a round): NF4 2176 x 4096 (17) 6.0 / 5.9
+ * against 8.0 / 6.8, 3072 x 4096 (24) 6.6 / 6.4 against 8.1 / 6.9, 4096 x
+ * 4096 (32) 8.0 / 7.7 against 8.2 / 7.1: not taken; Q2_0 g64 2176 x 4096
+ * 5.0 / 4.8 against 5.6 / 3.9 and 3072 x 4096 5.2 / 4.9 against 5.7 /
+ * 4.0: not taken (the upload does not know x's dtype, and with bf16 x the
+ * tiles' integer path is 1.2x faster). */
 #define QGC_SHARE_AUTO_ROWS 16
+#define QGC_SHARE_AUTO_ROWS_NF4 24
 int qgc_share_auto(const qgc_share_geom *g);
 
 /* Rows [share_row0(c), share_row0(c + 1)) are CTA c's. */

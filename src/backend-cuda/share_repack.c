@@ -65,8 +65,8 @@ static int choose_at(qgemv_format f, int32_t group, int64_t n, int64_t k, int sm
   return 1;
 }
 
-int qgc_share_threads_auto(const qgc_share_geom *at_min) {
-  return at_min->items <= QGC_SHARE_U ? QGC_SHARE_THREADS_MIN : QGC_SHARE_THREADS_MAX;
+int qgc_share_threads_auto(const qgc_share_geom *at_max) {
+  return at_max->items >= QGC_SHARE_U ? QGC_SHARE_THREADS_MAX : QGC_SHARE_THREADS_MIN;
 }
 
 int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sms, size_t smem_optin, int threads,
@@ -74,18 +74,20 @@ int qgc_share_choose(qgemv_format f, int32_t group, int64_t n, int64_t k, int sm
   if (threads == QGC_SHARE_THREADS_MIN || threads == QGC_SHARE_THREADS_MAX)
     return choose_at(f, group, n, k, sms, smem_optin, threads, out);
   if (threads != 0) return 0;
+  /* the larger count's sums take more shared memory, so where it does not
+   * fit the smaller one may */
   qgc_share_geom g;
-  if (!choose_at(f, group, n, k, sms, smem_optin, QGC_SHARE_THREADS_MIN, &g)) return 0;
-  /* at the larger count the sums take more shared memory: where they do
-   * not fit, the smaller count stands */
-  if (qgc_share_threads_auto(&g) == QGC_SHARE_THREADS_MAX &&
-      choose_at(f, group, n, k, sms, smem_optin, QGC_SHARE_THREADS_MAX, out))
+  if (choose_at(f, group, n, k, sms, smem_optin, QGC_SHARE_THREADS_MAX, &g) &&
+      qgc_share_threads_auto(&g) == QGC_SHARE_THREADS_MAX) {
+    *out = g;
     return 1;
-  *out = g;
-  return 1;
+  }
+  return choose_at(f, group, n, k, sms, smem_optin, QGC_SHARE_THREADS_MIN, out);
 }
 
-int qgc_share_auto(const qgc_share_geom *g) { return g->nrmax <= QGC_SHARE_AUTO_ROWS; }
+int qgc_share_auto(const qgc_share_geom *g) {
+  return g->nrmax <= (g->cw == 32 ? QGC_SHARE_AUTO_ROWS_NF4 : QGC_SHARE_AUTO_ROWS);
+}
 
 static uint32_t rotl32(uint32_t v, int s) { return (v << s) | (v >> (32 - s)); }
 
