@@ -6,14 +6,14 @@
 # (call 1's ran past its limit): `qgemv verify` under share at 512 threads,
 # then the suite's quick share case in the time left. From the repository
 # root after `source .gpu/pack/env.sh`, OUT set; LEFT: seconds this script
-# may take.
+# may take (default 540).
 set -u
 B=.gpu/pack/bin
 S=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer)
 D=$OUT/r48b
 mkdir -p "$D"
 t0=$(date +%s)
-left() { echo $((${LEFT:-420} - ($(date +%s) - t0))); }
+left() { echo $((${LEFT:-540} - ($(date +%s) - t0))); }
 step() { echo "== $(($(date +%s) - t0)) s: $*"; }
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$D/gpu.txt"
 
