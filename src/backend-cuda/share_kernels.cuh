@@ -34,7 +34,20 @@
 
 namespace qgc {
 
-constexpr int kShareThreadsMax = QGC_SHARE_THREADS_MAX, kShareU = QGC_SHARE_U;
+/* Experiment switches (bench/NOTES.md v48; bench/cuda-module.sh builds a
+ * module with them for gpu-ab.sh), after the 0-7% the kernel at 256
+ * threads lost to v47's, whose count was a constant: QGC_SHARE_PTR_STEP=1
+ * steps each thread's load pointer by T an item instead of forming item x
+ * T; QGC_SHARE_BOUND=256 gives the kernels 256's launch bounds (only for
+ * runs at QGEMV_CUDA_PLAN=st=256: a launch of 512 would fail). */
+#ifndef QGC_SHARE_PTR_STEP
+#define QGC_SHARE_PTR_STEP 0
+#endif
+#ifndef QGC_SHARE_BOUND
+#define QGC_SHARE_BOUND QGC_SHARE_THREADS_MAX
+#endif
+
+constexpr int kShareBound = QGC_SHARE_BOUND, kShareU = QGC_SHARE_U;
 
 struct ShareParams {
   const uint4 *codes;          /* CTA c's at c I T words */
@@ -62,13 +75,20 @@ __device__ __forceinline__ void share_step(ShareCur &c, int jw) {
   }
 }
 
-/* One round: U items of the thread's stream, each a 16-byte load or a hole. */
-__device__ __forceinline__ void share_issue(uint4 (&b)[kShareU], ShareCur &c, const uint4 *gp, const ShareParams &p,
+/* One round: U items of the thread's stream, each a 16-byte load or a
+ * hole; gp: the thread's first word (with QGC_SHARE_PTR_STEP, its next). */
+__device__ __forceinline__ void share_issue(uint4 (&b)[kShareU], ShareCur &c, const uint4 *&gp, const ShareParams &p,
                                             int nr, int q, int r) {
 #pragma unroll
   for (int u = 0; u < kShareU; ++u) {
     b[u] = make_uint4(0u, 0u, 0u, 0u);
-    if (c.i < p.items && c.pi * p.rp + r < nr && c.j * p.kparts + q < p.nkw) b[u] = __ldg(gp + (size_t)c.i * p.threads);
+    const bool word = c.i < p.items && c.pi * p.rp + r < nr && c.j * p.kparts + q < p.nkw;
+    if (QGC_SHARE_PTR_STEP) {
+      if (word) b[u] = __ldg(gp);
+      gp += p.threads;
+    } else if (word) {
+      b[u] = __ldg(gp + (size_t)c.i * p.threads);
+    }
     share_step(c, p.jw);
   }
 }
@@ -201,7 +221,7 @@ __device__ __forceinline__ void share_consume(const uint4 (&b)[kShareU], ShareCu
  * (passes gp rp f64), the norm's warp sums (T / 32 f64), NF4's table (16
  * f32): share_layout.h's smem. */
 template <int L, bool XBF, int NORM>
-__global__ void __launch_bounds__(kShareThreadsMax, 1) share_kernel(ShareParams p) {
+__global__ void __launch_bounds__(kShareBound, 1) share_kernel(ShareParams p) {
   constexpr bool NF4 = L == QG_LAYOUT_NF4;
   constexpr int CW = NF4 ? 32 : 64, SB = NF4 ? 4 : 2;
   const int warps = p.threads >> 5;

@@ -39,8 +39,8 @@ extern "C" {
 #endif
 
 /* Threads a CTA: one kernel serves both counts (its launch bounds are the
- * larger, which caps the registers at 128, as --maxrregcount does for
- * every kernel of the module). */
+ * larger, which caps the registers at 128; at 256's bounds ptxas took up
+ * to 228, bench/NOTES.md v48). */
 #define QGC_SHARE_THREADS_MIN 256
 #define QGC_SHARE_THREADS_MAX 512
 #define QGC_SHARE_U 4 /* words in flight a thread: a round */
