@@ -635,10 +635,9 @@ START_TEST(test_choose) {
    * kwe 1, gp 1). sreg 2000; xs 544; red 1 x 1 x 512 x 8 + 128 + 64 =
    * 4288; smem 6832. */
   expect_geom(QGEMV_Q2_0, 64, 2000, 128, 4, 512,
-              (qgc_share_geom){.threads = 512, .ctas = 4, .cw = 64, .scale_bytes = 2, .lg_wps = 0, .nkw = 2,
-                               .nblk = 2, .nrmax = 500, .rp = 512, .lg_rp = 9, .kparts = 1, .passes = 1, .jw = 2,
-                               .items = 2, .kwe = 1, .gp = 1, .sreg = 2000, .xs_bytes = 544, .red_bytes = 4288,
-                               .smem = 6832});
+              (qgc_share_geom){.threads = 512, .ctas = 4, .cw = 64, .scale_bytes = 2, .lg_wps = 0, .nkw = 2, .nblk = 2,
+                               .nrmax = 500, .rp = 512, .lg_rp = 9, .kparts = 1, .passes = 1, .jw = 2, .items = 2,
+                               .kwe = 1, .gp = 1, .sreg = 2000, .xs_bytes = 544, .red_bytes = 4288, .smem = 6832});
   /* 256 threads. */
   /* NF4 1024 x 4096, 132 SMs: G 132, nrmax ceil(1024 / 132) = 8 (7 x 132
    * = 924), nkw 128, nblk 64. Items, RP 256 .. 1: 1 x 128, 1 x 64, 1 x
@@ -646,18 +645,20 @@ START_TEST(test_choose) {
    * the largest with 4. kwe 4, gp 8; sreg 8 x 64 x 4 = 2048; xs 128 x 36
    * x 4 = 18432; red 1 x 8 x 8 x 8 + 128 = 640; smem 21120. */
   expect_geom(QGEMV_NF4, 64, 1024, 4096, 132, 256,
-              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
-                               .nrmax = 8, .rp = 8, .lg_rp = 3, .kparts = 32, .passes = 1, .jw = 4, .items = 4,
-                               .kwe = 4, .gp = 8, .sreg = 2048, .xs_bytes = 18432, .red_bytes = 640, .smem = 21120});
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128,
+                               .nblk = 64, .nrmax = 8, .rp = 8, .lg_rp = 3, .kparts = 32, .passes = 1, .jw = 4,
+                               .items = 4, .kwe = 4, .gp = 8, .sreg = 2048, .xs_bytes = 18432, .red_bytes = 640,
+                               .smem = 21120});
   /* NF4 4096 x 4096, 132 SMs: nrmax ceil(4096 / 132) = 32 (31 x 132 =
    * 4092). RP 256 .. 1: 1 x 128, 1 x 64, 1 x 32, 1 x 16 (RP 32), 2 x 8,
    * 4 x 4, 8 x 2, 16 x 1, 32 x 1: fewest 16, RP 32. kwe 1, gp 8; sreg 32
    * x 64 x 4 = 8192; red 1 x 8 x 32 x 8 + 128 = 2176; smem 18432 + 8192
    * + 2176 = 28800. */
   expect_geom(QGEMV_NF4, 64, 4096, 4096, 132, 256,
-              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
-                               .nrmax = 32, .rp = 32, .lg_rp = 5, .kparts = 8, .passes = 1, .jw = 16, .items = 16,
-                               .kwe = 1, .gp = 8, .sreg = 8192, .xs_bytes = 18432, .red_bytes = 2176, .smem = 28800});
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128,
+                               .nblk = 64, .nrmax = 32, .rp = 32, .lg_rp = 5, .kparts = 8, .passes = 1, .jw = 16,
+                               .items = 16, .kwe = 1, .gp = 8, .sreg = 8192, .xs_bytes = 18432, .red_bytes = 2176,
+                               .smem = 28800});
   /* NF4 14336 x 4096, 132 SMs (the header's example): nrmax ceil(14336
    * / 132) = 109 (108 x 132 = 14256). RP 256 .. 1: 1 x 128, 1 x 64, 2 x
    * 32, 4 x 16, 7 x 8 = 56, 14 x 4 = 56, 28 x 2 = 56, 55 x 1 = 55, 109 x
@@ -665,31 +666,35 @@ START_TEST(test_choose) {
    * sreg 109 x 64 x 4 = 27904 (a multiple of 16); red 7 x 8 x 16 x 8 +
    * 128 = 7296; smem 18432 + 27904 + 7296 = 53632. */
   expect_geom(QGEMV_NF4, 64, 14336, 4096, 132, 256,
-              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
-                               .nrmax = 109, .rp = 16, .lg_rp = 4, .kparts = 16, .passes = 7, .jw = 8, .items = 56,
-                               .kwe = 2, .gp = 8, .sreg = 27904, .xs_bytes = 18432, .red_bytes = 7296, .smem = 53632});
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128,
+                               .nblk = 64, .nrmax = 109, .rp = 16, .lg_rp = 4, .kparts = 16, .passes = 7, .jw = 8,
+                               .items = 56, .kwe = 2, .gp = 8, .sreg = 27904, .xs_bytes = 18432, .red_bytes = 7296,
+                               .smem = 53632});
   /* NF4 20 x 4096, 132 SMs: n < SMs, G 20, one row a CTA. RP 256 .. 1:
    * 128, 64, 32, 16, 8, 4, 2 (RP 4: 64 k-parts), 1 (RP 2), 1: RP 2.
    * kwe 16, gp 8; sreg 64 x 4 = 256; red 1 x 8 x 2 x 8 + 128 = 256; smem
    * 18432 + 256 + 256 = 18944. */
   expect_geom(QGEMV_NF4, 64, 20, 4096, 132, 256,
-              (qgc_share_geom){.threads = 256, .ctas = 20, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128, .nblk = 64,
-                               .nrmax = 1, .rp = 2, .lg_rp = 1, .kparts = 128, .passes = 1, .jw = 1, .items = 1,
-                               .kwe = 16, .gp = 8, .sreg = 256, .xs_bytes = 18432, .red_bytes = 256, .smem = 18944});
+              (qgc_share_geom){.threads = 256, .ctas = 20, .cw = 32, .scale_bytes = 4, .lg_wps = 1, .nkw = 128,
+                               .nblk = 64, .nrmax = 1, .rp = 2, .lg_rp = 1, .kparts = 128, .passes = 1, .jw = 1,
+                               .items = 1, .kwe = 16, .gp = 8, .sreg = 256, .xs_bytes = 18432, .red_bytes = 256,
+                               .smem = 18944});
   /* Q2_0 g64 256 x 4096, 132 SMs: nrmax 2, nkw 64, nblk 64 (a word a
    * block). RP 256 .. 1: 64, 32, 16, 8, 4, 2 (RP 8), 1 (RP 4), 1, 2 x 1:
    * RP 4. kwe 8, gp 8; sreg 2 x 64 x 2 = 256; xs 64 x 68 x 4 = 17408;
    * red 1 x 8 x 4 x 8 + 128 = 384; smem 17408 + 256 + 384 = 18048. */
   expect_geom(QGEMV_Q2_0, 64, 256, 4096, 132, 256,
-              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 64, .scale_bytes = 2, .lg_wps = 0, .nkw = 64, .nblk = 64,
-                               .nrmax = 2, .rp = 4, .lg_rp = 2, .kparts = 64, .passes = 1, .jw = 1, .items = 1,
-                               .kwe = 8, .gp = 8, .sreg = 256, .xs_bytes = 17408, .red_bytes = 384, .smem = 18048});
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 64, .scale_bytes = 2, .lg_wps = 0, .nkw = 64,
+                               .nblk = 64, .nrmax = 2, .rp = 4, .lg_rp = 2, .kparts = 64, .passes = 1, .jw = 1,
+                               .items = 1, .kwe = 8, .gp = 8, .sreg = 256, .xs_bytes = 17408, .red_bytes = 384,
+                               .smem = 18048});
   /* Q2_0 g128, the same: nblk 32 (two words a block), sreg 2 x 32 x 2 =
    * 128, smem 17920. */
   expect_geom(QGEMV_Q2_0, 128, 256, 4096, 132, 256,
-              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 64, .scale_bytes = 2, .lg_wps = 1, .nkw = 64, .nblk = 32,
-                               .nrmax = 2, .rp = 4, .lg_rp = 2, .kparts = 64, .passes = 1, .jw = 1, .items = 1,
-                               .kwe = 8, .gp = 8, .sreg = 128, .xs_bytes = 17408, .red_bytes = 384, .smem = 17920});
+              (qgc_share_geom){.threads = 256, .ctas = 132, .cw = 64, .scale_bytes = 2, .lg_wps = 1, .nkw = 64,
+                               .nblk = 32, .nrmax = 2, .rp = 4, .lg_rp = 2, .kparts = 64, .passes = 1, .jw = 1,
+                               .items = 1, .kwe = 8, .gp = 8, .sreg = 128, .xs_bytes = 17408, .red_bytes = 384,
+                               .smem = 17920});
   /* Q2_0 g128 1000 x 256, 7 SMs: nrmax ceil(1000 / 7) = 143 (142 x 7 =
    * 994), nkw 4, nblk 2. RP 256: 1 x 4; 128: 2 x 2; 64: 3 x 1; 32: 5 x
    * 1; ...: fewest 3, RP 64 (4 k-parts, kwe 1, gp 4). sreg 143 x 2 x 2 =

@@ -68,8 +68,8 @@ cudaError_t qgc_share_launch(const qgc_layout *L, const qg_matvec_args *a, cudaS
     p.y = static_cast<char *>(a->y) + (size_t)r * (size_t)L->n * ys;
     p.x_vec = (uintptr_t)p.x % 16 == 0;
     void *args[] = {&p};
-    const cudaError_t e =
-        qgc::launch_ex((const void *)fn, dim3((unsigned)g.ctas), dim3((unsigned)g.threads), (size_t)g.smem, s, pdl, args);
+    const cudaError_t e = qgc::launch_ex((const void *)fn, dim3((unsigned)g.ctas), dim3((unsigned)g.threads),
+                                         (size_t)g.smem, s, pdl, args);
     if (e != cudaSuccess) return e;
   }
   return cudaSuccess;
