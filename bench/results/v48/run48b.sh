@@ -6,39 +6,40 @@
 # (call 1's ran past its limit): `qgemv verify` under share at 512 threads,
 # then the suite's quick share case in the time left. From the repository
 # root after `source .gpu/pack/env.sh`, OUT set; LEFT: seconds this script
-# may take (default 540).
+# may take (default 540). bench/run-common.sh, packed beside it, gives the
+# set-up and packs /tmp/r48b into $OUT/r48b.tar.xz at exit.
 set -u
-B=.gpu/pack/bin
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+RUN=r48b; source "$here/run-common.sh"
+B=$here
 S=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer)
-D=$OUT/r48b
-mkdir -p "$D"
-t0=$(date +%s)
-left() { echo $((${LEFT:-540} - ($(date +%s) - t0))); }
-step() { echo "== $(($(date +%s) - t0)) s: $*"; }
-nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader | tee "$D/gpu.txt"
+left() { echo $((${LEFT:-540} - (SECONDS - t0))); }
 
-step "racecheck: qgemv verify, share, 512 threads"
+# racecheck of `qgemv verify` under share at 512 threads
 QGEMV_CUDA_PLAN=st=512 QGEMV_CUDA_LAYOUT=share timeout 120 "$S" --tool racecheck --kernel-name kns=share_kernel \
-  --error-exitcode 9 qgemv verify --backend cuda >"$D/racecheck-verify.txt" 2>&1
-echo "racecheck verify rc $?"; tail -n 3 "$D/racecheck-verify.txt"
+  --error-exitcode 9 qgemv verify --backend cuda >"$O/racecheck-verify.txt" 2>&1
+step "racecheck, verify, share, 512 threads"
+tail -n 3 "$O/racecheck-verify.txt"
 
-step "A/B under auto: a0 main, b the rules"
+# the rules under auto: a0 main, b the pack's
 AB_PASSES=2 AB_DEADLINE=60 timeout 150 bash $B/gpu-ab.sh main.so.xz --shape 1024x4096 --shape 1536x4096 \
   --shape 2048x4096 --shape 2176x4096 --shape 3072x4096 --shape 3200x4096 --shape 4096x4096 --shape 1024x8192 \
-  --shape 1024x14336 --format all --dtype f32,bf16 --m 1 --graph >"$D/ab-auto.txt" 2>"$D/ab-auto.err"
-echo "ab auto rc $?"; cat "$D/ab-auto.txt"; mv "$OUT/ab.tar.xz" "$D/ab-auto.tar.xz"
+  --shape 1024x14336 --format all --dtype f32,bf16 --m 1 --graph >"$O/ab-auto.txt" 2>"$O/ab-auto.err"
+step "A/B under auto: a0 main, b the rules"
+cat "$O/ab-auto.txt"; mv "$OUT/ab.tar.xz" "$O/ab-auto.tar.xz"
 
-step "A/B with the norm under share: a0 st=256, a1 st=512, b auto"
+# the norm under share: a0 st=256, a1 st=512, b auto
 QGEMV_CUDA_LAYOUT=share AB_PASSES=1 timeout 100 bash $B/gpu-ab.sh @st=256 @st=512 \
   --shape 1024x4096 --shape 2048x4096 --shape 4096x4096 --shape 1024x14336 --rmsnorm --format all --dtype f32,bf16 \
-  --m 1 --graph >"$D/ab-norm.txt" 2>"$D/ab-norm.err"
-echo "ab norm rc $?"; cat "$D/ab-norm.txt"; mv "$OUT/ab.tar.xz" "$D/ab-norm.tar.xz"
+  --m 1 --graph >"$O/ab-norm.txt" 2>"$O/ab-norm.err"
+step "A/B with the norm under share"
+cat "$O/ab-norm.txt"; mv "$OUT/ab.tar.xz" "$O/ab-norm.tar.xz"
 
+# racecheck of the suite's quick share case in the time left
 t=$(($(left) - 15))
-step "racecheck: the suite's quick share case (${t} s)"
 if [ "$t" -gt 30 ]; then
   QGEMV_TEST_QUICK=1 CK_FORK=no CK_RUN_CASE=share timeout "$t" "$S" --tool racecheck --kernel-name kns=share_kernel \
-    --error-exitcode 9 $B/test_cuda_backend >"$D/racecheck.txt" 2>&1
-  echo "racecheck rc $?"; tail -n 3 "$D/racecheck.txt"
+    --error-exitcode 9 $B/test_cuda_backend >"$O/racecheck.txt" 2>&1
+  step "racecheck, the suite's quick share case (${t} s)"
+  tail -n 3 "$O/racecheck.txt"
 fi
-step done
