@@ -34,20 +34,11 @@
 
 namespace qgc {
 
-/* Experiment switches (bench/NOTES.md v48; bench/cuda-module.sh builds a
- * module with them for gpu-ab.sh), after the 0-7% the kernel at 256
- * threads lost to v47's, whose count was a constant: QGC_SHARE_PTR_STEP=1
- * steps each thread's load pointer by T an item instead of forming item x
- * T; QGC_SHARE_BOUND=256 gives the kernels 256's launch bounds (only for
- * runs at QGEMV_CUDA_PLAN=st=256: a launch of 512 would fail). */
-#ifndef QGC_SHARE_PTR_STEP
-#define QGC_SHARE_PTR_STEP 0
-#endif
-#ifndef QGC_SHARE_BOUND
-#define QGC_SHARE_BOUND QGC_SHARE_THREADS_MAX
-#endif
-
-constexpr int kShareBound = QGC_SHARE_BOUND, kShareU = QGC_SHARE_U;
+/* The thread count T (256 or 512, the geometry's) is a template argument:
+ * with it a runtime value, the kernel at 256 ran 1-6% slower than v47's
+ * compiled-in 256, and neither 256's launch bounds nor a stepped load
+ * pointer won that back (bench/NOTES.md v49). */
+constexpr int kShareU = QGC_SHARE_U;
 
 struct ShareParams {
   const uint4 *codes;          /* CTA c's at c I T words */
@@ -56,7 +47,6 @@ struct ShareParams {
   const void *gamma;           /* NORM */
   void *y;                     /* one output row */
   int n, k, nkw, nblk;
-  int threads; /* T, blockDim.x */
   int rp, lg_rp, kparts, passes, jw, items, gp, sreg, xs_bytes;
   float eps;
   int y_bf16, x_vec, g_vec; /* x_vec, g_vec: 16-byte aligned */
@@ -76,19 +66,14 @@ __device__ __forceinline__ void share_step(ShareCur &c, int jw) {
 }
 
 /* One round: U items of the thread's stream, each a 16-byte load or a
- * hole; gp: the thread's first word (with QGC_SHARE_PTR_STEP, its next). */
-__device__ __forceinline__ void share_issue(uint4 (&b)[kShareU], ShareCur &c, const uint4 *&gp, const ShareParams &p,
+ * hole; gp: the thread's first word. */
+template <int T>
+__device__ __forceinline__ void share_issue(uint4 (&b)[kShareU], ShareCur &c, const uint4 *gp, const ShareParams &p,
                                             int nr, int q, int r) {
 #pragma unroll
   for (int u = 0; u < kShareU; ++u) {
     b[u] = make_uint4(0u, 0u, 0u, 0u);
-    const bool word = c.i < p.items && c.pi * p.rp + r < nr && c.j * p.kparts + q < p.nkw;
-    if (QGC_SHARE_PTR_STEP) {
-      if (word) b[u] = __ldg(gp);
-      gp += p.threads;
-    } else if (word) {
-      b[u] = __ldg(gp + (size_t)c.i * p.threads);
-    }
+    if (c.i < p.items && c.pi * p.rp + r < nr && c.j * p.kparts + q < p.nkw) b[u] = __ldg(gp + (size_t)c.i * T);
     share_step(c, p.jw);
   }
 }
@@ -150,11 +135,11 @@ __device__ __forceinline__ float share_q2_word(const uint4 &w, const float *xp) 
  * every word's CW values (lanes on different words hit different banks),
  * 16 elements a step (a word holds 32 or 64); with NORM, ss gets the
  * squares of x in f64 (exact products), in the thread's element order. */
-template <int CW, bool XBF, int NORM>
+template <int T, int CW, bool XBF, int NORM>
 __device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int t, double &ss) {
   const int steps = p.k >> 4;
 #pragma unroll 2
-  for (int s = t; s < steps; s += p.threads) {
+  for (int s = t; s < steps; s += T) {
     float v[16];
     load16(p.x, (int64_t)s * 16, XBF, p.x_vec, v);
     if (NORM) {
@@ -220,11 +205,10 @@ __device__ __forceinline__ void share_consume(const uint4 (&b)[kShareU], ShareCu
 /* Dynamic shared memory: x (xs_bytes), the scales (sreg), the pass sums
  * (passes gp rp f64), the norm's warp sums (T / 32 f64), NF4's table (16
  * f32): share_layout.h's smem. */
-template <int L, bool XBF, int NORM>
-__global__ void __launch_bounds__(kShareBound, 1) share_kernel(ShareParams p) {
+template <int L, bool XBF, int NORM, int T>
+__global__ void __launch_bounds__(T, 1) share_kernel(ShareParams p) {
   constexpr bool NF4 = L == QG_LAYOUT_NF4;
-  constexpr int CW = NF4 ? 32 : 64, SB = NF4 ? 4 : 2;
-  const int warps = p.threads >> 5;
+  constexpr int CW = NF4 ? 32 : 64, SB = NF4 ? 4 : 2, warps = T / 32;
   extern __shared__ __align__(16) unsigned char share_smem[];
   pdl_launch_dependents();
   const int t = threadIdx.x, c = blockIdx.x, G = gridDim.x;
@@ -240,18 +224,18 @@ __global__ void __launch_bounds__(kShareBound, 1) share_kernel(ShareParams p) {
   {
     const int nch = (nr * p.nblk * SB + 15) >> 4;
     const unsigned char *sg = p.scales + (size_t)c * p.sreg;
-    for (int i = t; i < nch; i += p.threads) cp_async16(smem_addr(ss + 16 * i), sg + 16 * i);
+    for (int i = t; i < nch; i += T) cp_async16(smem_addr(ss + 16 * i), sg + 16 * i);
     cp_async_commit();
   }
   if (NF4 && t < 16) lut[t] = nf4_value(t);
-  const uint4 *gp = p.codes + (size_t)c * p.items * p.threads + t;
+  const uint4 *gp = p.codes + (size_t)c * p.items * T + t;
   ShareCur ld = {0, 0, 0};
   uint4 A[kShareU], B[kShareU];
-  share_issue(A, ld, gp, p, nr, q, r); /* round 0 */
+  share_issue<T>(A, ld, gp, p, nr, q, r); /* round 0 */
 
   pdl_wait(); /* x may be the previous kernel's y, and y what it reads */
   double sq = 0.0;
-  share_stage<CW, XBF, NORM>(p, xs, t, sq);
+  share_stage<T, CW, XBF, NORM>(p, xs, t, sq);
   cp_async_wait<0>();
   __syncthreads();
 
@@ -260,10 +244,10 @@ __global__ void __launch_bounds__(kShareBound, 1) share_kernel(ShareParams p) {
   double acc64 = 0.0;
   const int rounds = (p.items + kShareU - 1) / kShareU;
   for (int rd = 0; rd < rounds; rd += 2) {
-    if (rd + 1 < rounds) share_issue(B, ld, gp, p, nr, q, r); /* round rd + 1 */
+    if (rd + 1 < rounds) share_issue<T>(B, ld, gp, p, nr, q, r); /* round rd + 1 */
     share_consume<L>(A, mt, p, nr, q, r, g, t, xs, ss, lut, red, acc32, acc64);
     if (rd + 1 < rounds) {
-      if (rd + 2 < rounds) share_issue(A, ld, gp, p, nr, q, r); /* round rd + 2 */
+      if (rd + 2 < rounds) share_issue<T>(A, ld, gp, p, nr, q, r); /* round rd + 2 */
       share_consume<L>(B, mt, p, nr, q, r, g, t, xs, ss, lut, red, acc32, acc64);
     }
   }
@@ -282,7 +266,7 @@ __global__ void __launch_bounds__(kShareBound, 1) share_kernel(ShareParams p) {
     for (int w = 1; w < warps; ++w) tot += ssq[w];
     inv_rms = rsqrt(tot / (double)p.k + (double)p.eps);
   }
-  for (int s = t; s < nr; s += p.threads) { /* s = the CTA's row pi RP + r */
+  for (int s = t; s < nr; s += T) { /* s = the CTA's row pi RP + r */
     const int pi = s >> p.lg_rp, rr = s & (p.rp - 1);
     const double *rp = red + (size_t)pi * p.gp * p.rp + rr;
     double sum = 0.0;

@@ -38,9 +38,8 @@
 extern "C" {
 #endif
 
-/* Threads a CTA: one kernel serves both counts (its launch bounds are the
- * larger, which caps the registers at 128; at 256's bounds ptxas took up
- * to 228, bench/NOTES.md v48). */
+/* Threads a CTA: the share kernel is instantiated for each count (a
+ * runtime count cost the 256 launches up to 6%, bench/NOTES.md v49). */
 #define QGC_SHARE_THREADS_MIN 256
 #define QGC_SHARE_THREADS_MAX 512
 #define QGC_SHARE_U 4 /* words in flight a thread: a round */

@@ -15,18 +15,20 @@ namespace {
 
 using ShareFn = void (*)(qgc::ShareParams);
 
-/* [layout][x f32, bf16][norm none, f32 gamma, bf16 gamma] */
-constexpr int kNorms = 3;
+/* [layout][threads 256, 512][x f32, bf16][norm none, f32 gamma, bf16 gamma] */
+constexpr int kNorms = 3, kCounts = 2;
+static_assert(QGC_SHARE_THREADS_MAX == 2 * QGC_SHARE_THREADS_MIN, "a count's index is threads / MIN - 1");
 template <int I>
 constexpr ShareFn share_fn() {
-  return qgc::share_kernel<I / (2 * kNorms), (I / kNorms) % 2 == 1, I % kNorms>;
+  return qgc::share_kernel<I / (kCounts * 2 * kNorms), (I / kNorms) % 2 == 1, I % kNorms,
+                           QGC_SHARE_THREADS_MIN * ((I / (2 * kNorms)) % kCounts + 1)>;
 }
 template <int... I>
 constexpr std::array<ShareFn, sizeof...(I)> share_table(std::integer_sequence<int, I...>) {
   return {share_fn<I>()...};
 }
-const std::array<ShareFn, QG_LAYOUT_COUNT * 2 * kNorms> kShareFns =
-    share_table(std::make_integer_sequence<int, QG_LAYOUT_COUNT * 2 * kNorms>());
+const std::array<ShareFn, QG_LAYOUT_COUNT * kCounts * 2 * kNorms> kShareFns =
+    share_table(std::make_integer_sequence<int, QG_LAYOUT_COUNT * kCounts * 2 * kNorms>());
 
 }  // namespace
 
@@ -40,13 +42,14 @@ cudaError_t qgc_share_prepare(const qgc_device_facts &d) {
 cudaError_t qgc_share_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStream_t s, bool pdl) {
   const qgc_share_geom &g = L->share_geom;
   const int norm = a->gamma == nullptr ? 0 : a->gamma_dtype == QGEMV_BF16 ? 2 : 1;
-  const ShareFn fn = kShareFns[((int)L->id * 2 + (a->x_dtype == QGEMV_BF16)) * kNorms + norm];
+  const int count = g.threads / QGC_SHARE_THREADS_MIN - 1;
+  if (g.threads % QGC_SHARE_THREADS_MIN != 0 || count < 0 || count >= kCounts) return cudaErrorInvalidValue;
+  const ShareFn fn = kShareFns[(((int)L->id * kCounts + count) * 2 + (a->x_dtype == QGEMV_BF16)) * kNorms + norm];
   const size_t xs = a->x_dtype == QGEMV_BF16 ? 2 : 4, ys = a->y_dtype == QGEMV_BF16 ? 2 : 4;
   qgc::ShareParams p = {};
   p.codes = reinterpret_cast<const uint4 *>(L->share_codes);
   p.scales = L->share_scales;
   p.gamma = a->gamma;
-  p.threads = g.threads;
   p.n = (int)L->n;
   p.k = (int)L->k;
   p.nkw = g.nkw;
