@@ -40,6 +40,10 @@ namespace qgc {
  * pointer won that back (bench/NOTES.md v49). */
 constexpr int kShareU = QGC_SHARE_U;
 
+#ifndef QGC_SHARE_SSQ_F32 /* experiment (v49): the norm's squares summed in f32 a step of 16 */
+#define QGC_SHARE_SSQ_F32 0
+#endif
+
 struct ShareParams {
   const uint4 *codes;          /* CTA c's at c I T words */
   const unsigned char *scales; /* CTA c's region at c sreg bytes */
@@ -145,11 +149,25 @@ __device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int
     if (NORM) {
       float gm[16];
       load16(p.gamma, (int64_t)s * 16, NORM == 2, p.g_vec, gm);
+#if QGC_SHARE_SSQ_F32
+      float q0 = 0.f, q1 = 0.f, q2 = 0.f, q3 = 0.f;
+#pragma unroll
+      for (int i = 0; i < 16; i += 4) {
+        q0 = fmaf(v[i], v[i], q0);
+        q1 = fmaf(v[i + 1], v[i + 1], q1);
+        q2 = fmaf(v[i + 2], v[i + 2], q2);
+        q3 = fmaf(v[i + 3], v[i + 3], q3);
+      }
+      ss += (double)((q0 + q1) + (q2 + q3));
+#pragma unroll
+      for (int i = 0; i < 16; ++i) v[i] *= gm[i];
+#else
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         ss += (double)v[i] * (double)v[i];
         v[i] *= gm[i];
       }
+#endif
     }
     const int k0 = s * 16;
     float4 *d = reinterpret_cast<float4 *>(xs + k0 + 4 * (k0 / CW));
