@@ -21,7 +21,10 @@
 #             at 28672x8192, or of PROFILE_CASES ("nf4 f32 8192x28672,
 #             q2_0g64 f32 28672x8192 8": format, dtype, shape, m):
 #             the details page, then (with bin/ncu-insn.py packed) where
-#             the warps' time goes per SASS instruction, in one file each
+#             the warps' time goes per SASS instruction, in one file each;
+#             the first kernel of the call that PROFILE_KERNELS (an ncu
+#             regex, default "matvec_kernel|lut_kernel|share_kernel": the
+#             tiles, the LUT's main kernel, the share form) names
 #   sweep     bench/plan-sweep.sh (QGEMV_CUDA_PLAN overrides; SWEEP_GROUPS,
 #             default every group) into $OUT/sweep; not in the default list
 #   cpasync   the sm_80-89 ring (cp.async, no mbarriers) on this card: a
@@ -137,7 +140,8 @@ phase_profile() {
     local m=${4:-1}
     echo "== ncu --clock-control none, $1 $2 x, $3, m = $m"
     local rep=/tmp/gpu-pack-run-ncu txt="$out/ncu-$1-$2-$3${4:+-m$4}.txt"
-    timeout 90 "$ncu" --clock-control none -k regex:matvec_kernel -s 3 -c 1 --set full -o "$rep" -f \
+    timeout 90 "$ncu" --clock-control none -k "regex:${PROFILE_KERNELS:-matvec_kernel|lut_kernel|share_kernel}" -s 3 -c 1 \
+      --set full -o "$rep" -f \
       qgemv bench --backend cuda --shape "$3" --format "$1" --dtype "$2" --m "$m" --iters 5 --no-baseline \
       > "$txt" 2>&1 || rc=1
     "$ncu" -i "$rep.ncu-rep" --page details >> "$txt" 2>&1 || rc=1
