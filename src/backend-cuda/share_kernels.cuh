@@ -142,6 +142,14 @@ __device__ __forceinline__ float share_q2_word(const uint4 &w, const float *xp) 
   return (c[0] + c[1]) + (c[2] + c[3]);
 }
 
+/* Step s's 16 staged x values (elements 16 s ..), 4 floats of padding
+ * after every word's CW: share_stage writes them, share_gamma_early's copy
+ * of gamma lies there until then. */
+template <int CW>
+__device__ __forceinline__ float *share_x_slot(float *xs, int s) {
+  return xs + s * 16 + 4 * (s * 16 / CW);
+}
+
 /* gamma's raw bytes (16 elements a step: 64 bytes f32, 32 bf16) copied by
  * cp.async into the f32 slots of the step's x in shared memory, by the
  * thread that will stage that step: it alone reads them, then overwrites
@@ -152,7 +160,7 @@ __device__ __forceinline__ void share_gamma_early(const ShareParams &p, float *x
   constexpr int EB = NORM == 2 ? 2 : 4; /* bytes an element; 16-byte chunks a step */
   const int steps = p.k >> 4;
   for (int s = t; s < steps; s += T) {
-    const uint32_t d = smem_addr(xs + s * 16 + 4 * (s * 16 / CW));
+    const uint32_t d = smem_addr(share_x_slot<CW>(xs, s));
     const char *g = static_cast<const char *>(p.gamma) + (size_t)s * 16 * EB;
 #pragma unroll
     for (int i = 0; i < EB; ++i) cp_async16(d + 16 * i, g + 16 * i);
@@ -197,7 +205,7 @@ __device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int
     if (NORM) {
       float gm[16];
       if (QGC_SHARE_GAMMA_EARLY && gamma_early) /* share_gamma_early's copy, in this step's own slots */
-        share_gamma_smem<NORM>(xs + s * 16 + 4 * (s * 16 / CW), gm);
+        share_gamma_smem<NORM>(share_x_slot<CW>(xs, s), gm);
       else
         load16(p.gamma, (int64_t)s * 16, NORM == 2, p.g_vec, gm);
 #if QGC_SHARE_SSQ_F32
@@ -220,8 +228,7 @@ __device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int
       }
 #endif
     }
-    const int k0 = s * 16;
-    float4 *d = reinterpret_cast<float4 *>(xs + k0 + 4 * (k0 / CW));
+    float4 *d = reinterpret_cast<float4 *>(share_x_slot<CW>(xs, s));
 #pragma unroll
     for (int i = 0; i < 4; ++i) d[i] = make_float4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
   }

@@ -17,11 +17,10 @@ using ShareFn = void (*)(qgc::ShareParams);
 
 /* [layout][threads 256, 512][x f32, bf16][norm none, f32 gamma, bf16 gamma] */
 constexpr int kNorms = 3, kCounts = 2;
-static_assert(QGC_SHARE_THREADS_MAX == 2 * QGC_SHARE_THREADS_MIN, "a count's index is threads / MIN - 1");
 template <int I>
 constexpr ShareFn share_fn() {
   return qgc::share_kernel<I / (kCounts * 2 * kNorms), (I / kNorms) % 2 == 1, I % kNorms,
-                           QGC_SHARE_THREADS_MIN * ((I / (2 * kNorms)) % kCounts + 1)>;
+                           (I / (2 * kNorms)) % kCounts ? QGC_SHARE_THREADS_MAX : QGC_SHARE_THREADS_MIN>;
 }
 template <int... I>
 constexpr std::array<ShareFn, sizeof...(I)> share_table(std::integer_sequence<int, I...>) {
@@ -42,8 +41,8 @@ cudaError_t qgc_share_prepare(const qgc_device_facts &d) {
 cudaError_t qgc_share_launch(const qgc_layout *L, const qg_matvec_args *a, cudaStream_t s, bool pdl) {
   const qgc_share_geom &g = L->share_geom;
   const int norm = a->gamma == nullptr ? 0 : a->gamma_dtype == QGEMV_BF16 ? 2 : 1;
-  const int count = g.threads / QGC_SHARE_THREADS_MIN - 1;
-  if (g.threads % QGC_SHARE_THREADS_MIN != 0 || count < 0 || count >= kCounts) return cudaErrorInvalidValue;
+  if (g.threads != QGC_SHARE_THREADS_MIN && g.threads != QGC_SHARE_THREADS_MAX) return cudaErrorInvalidValue;
+  const int count = g.threads == QGC_SHARE_THREADS_MAX;
   const ShareFn fn = kShareFns[(((int)L->id * kCounts + count) * 2 + (a->x_dtype == QGEMV_BF16)) * kNorms + norm];
   const size_t xs = a->x_dtype == QGEMV_BF16 ? 2 : 4, ys = a->y_dtype == QGEMV_BF16 ? 2 : 4;
   qgc::ShareParams p = {};
