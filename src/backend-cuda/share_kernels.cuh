@@ -40,15 +40,14 @@ namespace qgc {
  * pointer won that back (bench/NOTES.md v49). */
 constexpr int kShareU = QGC_SHARE_U;
 
-/* Experiments (bench/NOTES.md v49), off by default: QGC_SHARE_SSQ_F32=1
- * sums the norm's squares in f32 a step of 16 (one f64 conversion a step);
- * QGC_SHARE_GAMMA_EARLY=1 copies gamma (16-byte aligned) into x's staging
- * area before the wait, so that after it only x is read from L2. */
+/* Experiment (bench/NOTES.md v49, v50), off by default: QGC_SHARE_SSQ_F32=1
+ * sums the norm's squares in f32 a step of 16 (one f64 conversion a step):
+ * on the H100 0.96-1.00x the norm's time (v50), not yet the library's
+ * (its accuracy bound is in NOTES v49; the suite's share case has not run
+ * with it). v49's QGC_SHARE_GAMMA_EARLY (gamma cp.async'd into x's
+ * staging slots before the wait) was 1.02-1.34x slower and is gone. */
 #ifndef QGC_SHARE_SSQ_F32
 #define QGC_SHARE_SSQ_F32 0
-#endif
-#ifndef QGC_SHARE_GAMMA_EARLY
-#define QGC_SHARE_GAMMA_EARLY 0
 #endif
 
 struct ShareParams {
@@ -143,52 +142,10 @@ __device__ __forceinline__ float share_q2_word(const uint4 &w, const float *xp) 
 }
 
 /* Step s's 16 staged x values (elements 16 s ..), 4 floats of padding
- * after every word's CW: share_stage writes them, share_gamma_early's copy
- * of gamma lies there until then. */
+ * after every word's CW. */
 template <int CW>
 __device__ __forceinline__ float *share_x_slot(float *xs, int s) {
   return xs + s * 16 + 4 * (s * 16 / CW);
-}
-
-/* gamma's raw bytes (16 elements a step: 64 bytes f32, 32 bf16) copied by
- * cp.async into the f32 slots of the step's x in shared memory, by the
- * thread that will stage that step: it alone reads them, then overwrites
- * them with x times gamma, so its own cp.async wait is the only ordering
- * needed. gamma must be 16-byte aligned. */
-template <int T, int CW, int NORM>
-__device__ __forceinline__ void share_gamma_early(const ShareParams &p, float *xs, int t) {
-  constexpr int EB = NORM == 2 ? 2 : 4; /* bytes an element; 16-byte chunks a step */
-  const int steps = p.k >> 4;
-  for (int s = t; s < steps; s += T) {
-    const uint32_t d = smem_addr(share_x_slot<CW>(xs, s));
-    const char *g = static_cast<const char *>(p.gamma) + (size_t)s * 16 * EB;
-#pragma unroll
-    for (int i = 0; i < EB; ++i) cp_async16(d + 16 * i, g + 16 * i);
-  }
-}
-
-/* That copy read back: 16 gamma values, f32 or bf16, as f32. */
-template <int NORM>
-__device__ __forceinline__ void share_gamma_smem(const float *slot, float (&gm)[16]) {
-  const uint4 *q = reinterpret_cast<const uint4 *>(slot);
-  if (NORM == 2) {
-    const uint4 a = q[0], b = q[1];
-    const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      gm[2 * i] = __uint_as_float(w[i] << 16);
-      gm[2 * i + 1] = __uint_as_float(w[i] & 0xffff0000u);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const uint4 a = q[i];
-      gm[4 * i] = __uint_as_float(a.x);
-      gm[4 * i + 1] = __uint_as_float(a.y);
-      gm[4 * i + 2] = __uint_as_float(a.z);
-      gm[4 * i + 3] = __uint_as_float(a.w);
-    }
-  }
 }
 
 /* x (times gamma) into shared memory as f32, 4 floats of padding after
@@ -196,7 +153,7 @@ __device__ __forceinline__ void share_gamma_smem(const float *slot, float (&gm)[
  * 16 elements a step (a word holds 32 or 64); with NORM, ss gets the
  * squares of x in f64 (exact products), in the thread's element order. */
 template <int T, int CW, bool XBF, int NORM>
-__device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int t, double &ss, bool gamma_early) {
+__device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int t, double &ss) {
   const int steps = p.k >> 4;
 #pragma unroll 2
   for (int s = t; s < steps; s += T) {
@@ -204,10 +161,7 @@ __device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int
     load16(p.x, (int64_t)s * 16, XBF, p.x_vec, v);
     if (NORM) {
       float gm[16];
-      if (QGC_SHARE_GAMMA_EARLY && gamma_early) /* share_gamma_early's copy, in this step's own slots */
-        share_gamma_smem<NORM>(share_x_slot<CW>(xs, s), gm);
-      else
-        load16(p.gamma, (int64_t)s * 16, NORM == 2, p.g_vec, gm);
+      load16(p.gamma, (int64_t)s * 16, NORM == 2, p.g_vec, gm);
 #if QGC_SHARE_SSQ_F32
       float q0 = 0.f, q1 = 0.f, q2 = 0.f, q3 = 0.f;
 #pragma unroll
@@ -303,11 +257,6 @@ __global__ void __launch_bounds__(T, 1) share_kernel(ShareParams p) {
     for (int i = t; i < nch; i += T) cp_async16(smem_addr(ss + 16 * i), sg + 16 * i);
     cp_async_commit();
   }
-  const bool gamma_early = NORM && QGC_SHARE_GAMMA_EARLY && p.g_vec;
-  if (gamma_early) {
-    share_gamma_early<T, CW, NORM>(p, xs, t);
-    cp_async_commit();
-  }
   if (NF4 && t < 16) lut[t] = nf4_value(t);
   const uint4 *gp = p.codes + (size_t)c * p.items * T + t;
   ShareCur ld = {0, 0, 0};
@@ -316,8 +265,7 @@ __global__ void __launch_bounds__(T, 1) share_kernel(ShareParams p) {
 
   pdl_wait(); /* x may be the previous kernel's y, and y what it reads */
   double sq = 0.0;
-  if (gamma_early) cp_async_wait<0>(); /* this thread's gamma (and scales) copies */
-  share_stage<T, CW, XBF, NORM>(p, xs, t, sq, gamma_early);
+  share_stage<T, CW, XBF, NORM>(p, xs, t, sq);
   cp_async_wait<0>();
   __syncthreads();
 
