@@ -231,8 +231,10 @@ QGEMV_API qgemv_status qgemv_weight_upload(qgemv_ctx *ctx, const qgemv_weight_de
  * qgemv_weight_upload). The backend may then keep the weight in a form
  * that is faster at that m: the CUDA backend, for max_m = 1 (decode),
  * takes its share kernel for small weights (at most 16 rows an SM, each
- * SM's share in flight at once) and its lookup-table kernel for
- * large NF4 ones where it fills the GPU (DESIGN.md section 6). A call with
+ * SM's share in flight at once), its lookup-table kernel for
+ * large NF4 ones where it fills the GPU, and for large Q2_0 ones the
+ * fused RMSNorm with bf16 x and gamma in two bf16 terms (DESIGN.md
+ * section 6). A call with
  * more rows stays correct and bit-identical row by row to m = 1 calls, but
  * may be slower than on a weight uploaded for it. The lookup-table form
  * holds a workspace of its own (the k-split's partial rows: 8 S bytes

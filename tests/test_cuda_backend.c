@@ -794,14 +794,18 @@ static void nonfinite_modes(int fi, int64_t n, int64_t k, const char *label) {
 
 START_TEST(test_nonfinite_x) {
   const int fi = _i;
-  const char *plans[3] = {"b=cta", "b=cta,phases=2", "b=warp"};
+  /* the last three: Q2_0's norm with bf16 x and gamma as two bf16 terms
+   * (kB2) for every weight, in each staging path */
+  const char *plans[6] = {"b=cta", "b=cta,phases=2", "b=warp", "b=cta,norm=b2", "b=cta,phases=2,norm=b2",
+                          "b=warp,norm=b2"};
   qgemv_ctx *const base = ctx;
-  for (int pl = 0; pl < 3; pl++) {
+  for (int pl = 0; pl < 6; pl++) {
+    if (pl >= 3 && tu_format(fi).format != QGEMV_Q2_0) continue;
     setenv("QGEMV_CUDA_PLAN", plans[pl], 1);
     const qgemv_status st = qgemv_open("cuda:0", &ctx);
     unsetenv("QGEMV_CUDA_PLAN");
     CHECK_OK(st);
-    char label[32];
+    char label[40];
     snprintf(label, sizeof label, "plan %s", plans[pl]);
     nonfinite_modes(fi, 300, tu_whole_blocks(fi, 4160), label);
     qgemv_close(ctx);
@@ -1025,6 +1029,41 @@ START_TEST(test_share_patterns) {
 }
 END_TEST
 
+/* ---- Q2_0's norm in two bf16 terms (kB2) ---- */
+
+/* A Q2_0 weight uploaded for m = 1 with 3.5 tiles of 16 rows an SM or more
+ * runs the norm with bf16 x and gamma as two bf16 terms (kB2, matvec_plan.h's
+ * qgc_norm_b2); the same weight uploaded for any m, with gamma in A (kDG).
+ * Each within the contract, its batched rows bit-identical to m = 1 on it,
+ * a second run equal to the first; and the two uploads' bits differ
+ * somewhere (the two modes sum in another order), which says that max_m
+ * reached the plan. n % 16 = 5: the tail kernel runs beside. */
+START_TEST(test_norm_b2_upload) {
+  const int fi = _i;
+  if (tu_format(fi).format != QGEMV_Q2_0) return;
+  qgemv_device_info info;
+  CHECK_OK(qgemv_ctx_info(ctx, &info));
+  const int64_t n = 16 * ((7 * (int64_t)info.units + 1) / 2) + 5, k = tu_whole_blocks(fi, 1024), m = 3;
+  problem p;
+  problem_make(&p, 4200 + (uint64_t)fi, DIST_NORMAL, fi, n, k, m, QGEMV_BF16, true, QGEMV_BF16);
+  qgemv_weight *any_m = p.w, *for_m1 = NULL;
+  CHECK_OK(qgemv_weight_upload_for_m(ctx, &p.hw.desc, 1, &for_m1));
+  ck_assert_str_eq(qgemv_weight_form(for_m1), "tiles");
+  check_form_call(&p, QGEMV_F32, "tiles, gamma in A", tu_format(fi).name);
+  p.w = for_m1;
+  check_form_call(&p, QGEMV_F32, "tiles for m = 1, two terms", tu_format(fi).name);
+  tu_guarded y1 = run_guarded(for_m1, p.x, p.g, QGEMV_F32, m, n), y0 = run_guarded(any_m, p.x, p.g, QGEMV_F32, m, n);
+  ck_assert_msg(memcmp(y1.mem, y0.mem, (size_t)(m * n) * 4) != 0,
+                "%s %lldx%lld: the weight uploaded for m = 1 gives the bits of the one for any m (kB2 not taken?)",
+                tu_format(fi).name, (long long)n, (long long)k);
+  tu_guarded_free(&y1);
+  tu_guarded_free(&y0);
+  p.w = any_m;
+  qgemv_weight_free(for_m1);
+  problem_free(&p);
+}
+END_TEST
+
 START_TEST(test_device_facts) {
   qgemv_device_info info;
   CHECK_OK(qgemv_ctx_info(ctx, &info));
@@ -1111,6 +1150,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_batched_wide_plan, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_fill_rows, 0, qgemv_format_count());
   tcase_add_loop_test(tc, test_nonfinite_x, 0, qgemv_format_count());
+  tcase_add_loop_test(tc, test_norm_b2_upload, 0, qgemv_format_count());
   tcase_add_test(tc, test_no_memory);
   suite_add_tcase(s, tc);
   /* its own case, so that CK_RUN_CASE=lut runs it alone (the sanitizers) */

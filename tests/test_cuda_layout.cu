@@ -36,14 +36,16 @@ int b3_wide_launches; /* emulated kB3 launches of 32 columns (four groups) */
 int b3_g3_launches;   /* emulated kB3 launches of 24 columns (three groups) */
 int prmt_launches;    /* emulated NF4 launches with lookups in registers (nf4_prmt_steps) */
 int ng2t2_launches;   /* emulated NF4 launches of two column groups at two tiles (QGC_EXP_NG2T2) */
-int dg_launches[3];   /* emulated launches of the norm's bf16 mode (kNormBF: kDG, or kB2 with QGC_EXP_NORM_B2):
-                         B per CTA for all of k, in phases, B per warp */
+/* emulated launches of the norm's bf16 modes, gamma in A (kDG) and x gamma
+ * as two bf16 terms (kB2): B per CTA for all of k, in phases, B per warp */
+int dg_launches[3];
+int b2_launches[3];
 
 /* An H200 (132 SMs, 227 KB per block) and GB10's limits (48 SMs, 99 KB);
  * the H200 with Q2_0's integer mma (QGEMV_CUDA_PLAN x=int). */
 const qgc_device_facts kH200 = {132, 232448, 233472, true, {}};
 const qgc_device_facts kGB10 = {48, 101376, 102400, true, {}};
-const qgc_device_facts kH200Int = {132, 232448, 233472, true, {0, 0, 0, 0, 0, QGC_X_INT, 0}};
+const qgc_device_facts kH200Int = {132, 232448, 233472, true, {0, 0, 0, 0, 0, QGC_X_INT, 0, 0}};
 
 /* The resident image of a weight in host memory. */
 struct HostLayout {
@@ -357,7 +359,8 @@ void emulate_launch(const qgc_plan &pl, const std::vector<uint2> &lut) {
            "CTA %d: %d units", b, cta_units(p, b));
   b3_wide_launches += XM == kB3 && NG == 4;
   b3_g3_launches += XM == kB3 && NG == 3;
-  if (XM == kNormBF) dg_launches[!BS ? 2 : phased ? 1 : 0]++;
+  if (XM == kDG) dg_launches[!BS ? 2 : phased ? 1 : 0]++;
+  if (XM == kB2) b2_launches[!BS ? 2 : phased ? 1 : 0]++;
   const int64_t neb_k = p.k / F::BK;
   ck_assert_int_le(p.ncols, 8 * NG);
   ck_assert_int_eq(p.ncols, p.m * SPL);
@@ -616,19 +619,23 @@ void emulate_matvec(const HostLayout &h, const qg_matvec_args &a, const qgc_devi
     const bool has = qgc_with_layout(h.L.id, [&](auto lay) {
       constexpr int L = decltype(lay)::value;
       constexpr int X0 = Fmt<L>::kNF4 ? kS1 : kDirect, X1 = Fmt<L>::kNF4 ? kS2 : kB3;
-      EXPECT(pl.kc.xm == X0 || pl.kc.xm == X1 || (!Fmt<L>::kNF4 && (pl.kc.xm == kI4 || pl.kc.xm == kNormBF)),
+      const bool normbf = pl.kc.xm == kDG || pl.kc.xm == kB2;
+      EXPECT(pl.kc.xm == X0 || pl.kc.xm == X1 || (!Fmt<L>::kNF4 && (pl.kc.xm == kI4 || normbf)),
                     "activation mode %d", pl.kc.xm);
-      /* the norm's bf16 mode (gamma in A, or kB2's two terms) exactly where
-       * it is exact: Q2_0, bf16 x, bf16 gamma */
-      ck_assert_int_eq(pl.kc.xm == kNormBF, !Fmt<L>::kNF4 && a.gamma != nullptr && a.x_dtype == QGEMV_BF16 &&
-                                            a.gamma_dtype == QGEMV_BF16);
+      /* the norm's bf16 modes (gamma in A, or kB2's two terms) exactly where
+       * they are exact: Q2_0, bf16 x, bf16 gamma; kB2 where qgc_norm_b2 says */
+      ck_assert_int_eq(normbf, !Fmt<L>::kNF4 && a.gamma != nullptr && a.x_dtype == QGEMV_BF16 &&
+                                   a.gamma_dtype == QGEMV_BF16);
+      if (normbf) ck_assert_int_eq(pl.kc.xm == kB2, qgc_norm_b2(&h.L, dev));
       if (pl.kc.xm == X0)
         emulate_launch<L, X0>(pl, lut);
       else if (pl.kc.xm == X1)
         emulate_launch<L, X1>(pl, lut);
       else if constexpr (!Fmt<L>::kNF4) {
-        if (pl.kc.xm == kNormBF)
-          emulate_launch<L, kNormBF>(pl, lut);
+        if (pl.kc.xm == kDG)
+          emulate_launch<L, kDG>(pl, lut);
+        else if (pl.kc.xm == kB2)
+          emulate_launch<L, kB2>(pl, lut);
         else
           emulate_launch<L, kI4>(pl, lut);
       }
@@ -952,21 +959,21 @@ START_TEST(test_plan_tune) {
     bool fits_one; /* at k = one block or group: one chunk per row */
   };
   const Tune tunes[] = {
-      {{1, 0, 0, 0, 0, 0, 0}, true},
-      {{2, 1, QGC_B_WARP, 0, 0, 0, 0}, false},
-      {{4, 0, QGC_B_CTA, 4, 8, 0, 0}, false},
-      {{2, 1, QGC_B_CTA, 0, 0, 0, 0}, false},
-      {{2, 0, 0, 2, 0, 0, 0}, false},
-      {{0, 0, 0, 16, 0, 0, 0}, true},
-      {{2, 0, QGC_B_CTA, 0, 4, 0, 0}, false},
-      {{0, 0, 0, 0, 0, QGC_X_INT, 0}, true},
-      {{2, 1, QGC_B_CTA, 0, 0, QGC_X_INT, 0}, false},
-      {{0, 0, 0, 0, 0, QGC_X_DIRECT, 0}, true},
-      {{2, 0, 0, 14, 0, 0, 0}, false}, /* warps that are no power of two: 7 row groups */
-      {{4, 0, 0, 14, 0, 0, 0}, false}, /* taken down to 12, a multiple of the k-split */
-      {{4, 2, 0, 8, 0, 0, 0}, false},  /* two tiles per warp where the tiles are few (the plan: one) */
+      {{1, 0, 0, 0, 0, 0, 0, 0}, true},
+      {{2, 1, QGC_B_WARP, 0, 0, 0, 0, 0}, false},
+      {{4, 0, QGC_B_CTA, 4, 8, 0, 0, 0}, false},
+      {{2, 1, QGC_B_CTA, 0, 0, 0, 0, 0}, false},
+      {{2, 0, 0, 2, 0, 0, 0, 0}, false},
+      {{0, 0, 0, 16, 0, 0, 0, 0}, true},
+      {{2, 0, QGC_B_CTA, 0, 4, 0, 0, 0}, false},
+      {{0, 0, 0, 0, 0, QGC_X_INT, 0, 0}, true},
+      {{2, 1, QGC_B_CTA, 0, 0, QGC_X_INT, 0, 0}, false},
+      {{0, 0, 0, 0, 0, QGC_X_DIRECT, 0, 0}, true},
+      {{2, 0, 0, 14, 0, 0, 0, 0}, false}, /* warps that are no power of two: 7 row groups */
+      {{4, 0, 0, 14, 0, 0, 0, 0}, false}, /* taken down to 12, a multiple of the k-split */
+      {{4, 2, 0, 8, 0, 0, 0, 0}, false},  /* two tiles per warp where the tiles are few (the plan: one) */
 #if QGC_EXP_NF4_WIDE_T2 && (QGC_EXP_NF4_KC128 || QGC_EXP_STAGES == 1) /* its ring fits */
-      {{4, 2, QGC_B_CTA, 28, 0, 0, 0}, false}, /* NF4's wide kernel of two tiles (Q2_0: does not fit) */
+      {{4, 2, QGC_B_CTA, 28, 0, 0, 0, 0}, false}, /* NF4's wide kernel of two tiles (Q2_0: does not fit) */
 #endif
   };
   for (const Tune &tu : tunes) {
@@ -1013,7 +1020,7 @@ START_TEST(test_plan_tune) {
    * (QGC_EXP_NG2T2) at a shape the plan leaves at one tile */
   if (format_at(_i).f == QGEMV_NF4 && QGC_EXP_NG2T2) {
     qgc_device_facts dev = kH200;
-    dev.tune = {4, 2, QGC_B_CTA, 0, 0, 0, 0}; /* k-split 4: 8 warps of 2 row groups */
+    dev.tune = {4, 2, QGC_B_CTA, 0, 0, 0, 0, 0}; /* k-split 4: 8 warps of 2 row groups */
     const int64_t n = 96, k = tu_whole_blocks(_i, 4096), m = 8;
     PlanCall c;
     plan_call(format_at(_i), n, k, m, QGEMV_F32, c);
@@ -1256,9 +1263,10 @@ START_TEST(test_wave_fit) {
 }
 END_TEST
 
-/* Q2_0's norm with bf16 x and bf16 gamma takes gamma into A (kDG; with
- * -DQGC_EXP_NORM_B2=1 x gamma as two bf16 terms, kB2): B per CTA for all of k, in phases (phases=2) and B per warp (b=warp),
- * batched and m = 1, on the H200, two SMs and GB10, against the contract and each row against
+/* Q2_0's norm with bf16 x and bf16 gamma, gamma in A (kDG, QGEMV_CUDA_PLAN
+ * norm=dg) and x gamma as two bf16 terms (kB2, norm=b2): B per CTA for all
+ * of k, in phases (phases=2) and B per warp (b=warp), batched and m = 1, on
+ * the H200, two SMs and GB10, against the contract and each row against
  * m = 1 bit for bit. gamma has both signs and zeros, at scales 1, 2^-100
  * and 2^100 (one per device), and x has rows of one sign, so that a wrong
  * product or a lost sign cannot cancel out. */
@@ -1271,12 +1279,16 @@ START_TEST(test_gamma_in_a) {
   phased.tune.b = QGC_B_CTA;
   phased.tune.phases = 2;
   const int before[3] = {dg_launches[0], dg_launches[1], dg_launches[2]};
+  const int before_b2[3] = {b2_launches[0], b2_launches[1], b2_launches[2]};
   const qgc_device_facts *devs[] = {&kH200, &small, &warp, &phased, &kGB10};
   const int gexp[] = {0, -100, 100, 0, 0};
+  for (int nm = QGC_NORM_DG; nm <= QGC_NORM_B2; nm++)
   for (int di = 0; di < 5; di++)
     for (int64_t k0 : {(int64_t)1536, (int64_t)16384}) {
       if (quick && k0 == 16384 && devs[di] != &phased) continue; /* valgrind runs: the phases need the long k */
-      const qgc_device_facts *dev = devs[di];
+      qgc_device_facts dv = *devs[di];
+      dv.tune.norm = nm;
+      const qgc_device_facts *dev = &dv;
       const int64_t n = 37, k = tu_whole_blocks(_i, k0), m = 6;
       rng r = {500 + (uint64_t)k0 + (uint64_t)dev->sms};
       tu_weight w;
@@ -1325,9 +1337,39 @@ START_TEST(test_gamma_in_a) {
       free(gamma);
       tu_weight_free(&w);
     }
-  for (int i = 0; i < 3; i++)
-    EXPECT(dg_launches[i] > before[i], "%s: no launch of the norm's bf16 mode of kind %d (all of k, phases, per warp)",
-                  F.name, i);
+  for (int i = 0; i < 3; i++) {
+    EXPECT(dg_launches[i] > before[i], "%s: no kDG launch of kind %d (all of k, phases, per warp)", F.name, i);
+    EXPECT(b2_launches[i] > before_b2[i], "%s: no kB2 launch of kind %d (all of k, phases, per warp)", F.name, i);
+  }
+}
+END_TEST
+
+/* Which weights take kB2 for the norm (qgc_norm_b2, DESIGN.md section 6):
+ * uploaded for m = 1 with 3.5 tiles an SM or more (on 132 SMs 462: 8192
+ * rows and up, not 4096), any weight under norm=b2, none under norm=dg. */
+START_TEST(test_norm_b2_rule) {
+  const Format F = format_at(_i);
+  if (F.f == QGEMV_NF4) return;
+  qgc_device_facts b2 = kH200, dg = kH200;
+  b2.tune.norm = QGC_NORM_B2;
+  dg.tune.norm = QGC_NORM_DG;
+  for (int64_t n : {(int64_t)4096, (int64_t)7376, (int64_t)7392, (int64_t)8192, (int64_t)28672})
+    for (int m1 = 0; m1 < 2; m1++) {
+      tu_weight w;
+      rng r = {7 + (uint64_t)n};
+      tu_weight_make(&r, DIST_NORMAL, F.f, F.group, n, tu_whole_blocks(_i, 256), &w);
+      HostLayout h;
+      make_layout(w.desc, F.id, h);
+      h.L.for_m1 = m1 != 0;
+      const bool want = m1 && n >= 7392; /* 2 x 462 tiles >= 7 x 132 */
+      ck_assert_msg(qgc_norm_b2(&h.L, kH200) == want, "%s n=%lld for_m1=%d", F.name,
+                    (long long)n, m1);
+      ck_assert(qgc_norm_b2(&h.L, b2));
+      ck_assert(!qgc_norm_b2(&h.L, dg));
+      ck_assert_msg(qgc_norm_b2(&h.L, kGB10) == (m1 && n >= 2688), "%s n=%lld GB10", F.name,
+                    (long long)n); /* 2 x 168 tiles >= 7 x 48 */
+      tu_weight_free(&w);
+    }
 }
 END_TEST
 
@@ -1561,6 +1603,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_wave_fit, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_i4_blocks, 0, QG_LAYOUT_COUNT);
   tcase_add_loop_test(tc, test_gamma_in_a, 0, QG_LAYOUT_COUNT);
+  tcase_add_loop_test(tc, test_norm_b2_rule, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   tcase_add_test(tc, test_b3_next);
   tcase_add_test(tc, test_b2_product);

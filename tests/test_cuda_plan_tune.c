@@ -39,6 +39,9 @@ START_TEST(test_accepts) {
   ck_assert_int_eq(parsed("st=256").st, 256);
   ck_assert_int_eq(parsed("st=512,ks=2").st, 512);
   ck_assert_int_eq(b.st, 0);
+  ck_assert_int_eq(parsed("norm=b2").norm, QGC_NORM_B2);
+  ck_assert_int_eq(parsed("ks=4,norm=dg").norm, QGC_NORM_DG);
+  ck_assert_int_eq(b.norm, 0);
 }
 END_TEST
 
@@ -55,6 +58,7 @@ START_TEST(test_refuses) {
       {"ks=99999999999999999999", "ks="}, {"x=int8", "direct, int or auto"}, {"x=", "not key=value"},
       {"st=128", "st is 256 or 512"}, {"st=1024", "st=1024"}, {"st=-512", "st is 256 or 512"},
       {"st=512x", "st=512x"}, {"st=", "not key=value"},
+      {"norm=b3", "dg (gamma in A) or b2"}, {"norm=", "not key=value"}, {"norms=b2", "unknown key 'norms'"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     qgc_plan_tune t;
@@ -68,7 +72,8 @@ END_TEST
 
 START_TEST(test_format_round_trip) {
   const char *texts[] = {"", "b=cta,ks=8", "b=warp,ks=16,t=2,w=16", "ks=4,t=1,w=8,phases=5", "b=cta,x=int,ks=8",
-                         "x=direct", "x=auto,t=1", "st=512", "ks=2,st=256"};
+                         "x=direct", "x=auto,t=1", "st=512", "ks=2,st=256", "norm=b2",
+                         "b=cta,ks=4,norm=dg"};
   for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
     char buf[96];
     const qgc_plan_tune t = parsed(texts[i]);

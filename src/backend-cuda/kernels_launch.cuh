@@ -17,26 +17,27 @@ using KernelFn = void (*)(Params);
 
 /* The layout's kernels: its activation modes (NF4: one or two fp16 terms;
  * Q2_0: direct bf16, three bf16 terms, int8 digits, direct with gamma in
- * A) x NG 1, 2, 4 x T 1, 2 x B per warp or per CTA, at index [mode][log2
- * ng][t - 1][bs] (the fourth mode from 38, after the wide kernels), and the
- * second mode's NG 3 (kB3 in 24 columns) from 50; null where groups_ok or
- * max_tiles does not allow NG or T, where warp_b_ok does not allow B per
- * warp, and for NF4's third and fourth modes. */
+ * A, two cut bf16 terms of x gamma) x NG 1, 2, 4 x T 1, 2 x B per warp or
+ * per CTA, at index [mode][log2 ng][t - 1][bs] (the fourth mode from 38,
+ * after the wide kernels, the fifth from 56), and the second mode's NG 3
+ * (kB3 in 24 columns) from 50; null where groups_ok or max_tiles does not
+ * allow NG or T, where warp_b_ok does not allow B per warp, and for NF4's
+ * third, fourth and fifth modes. */
 template <int L>
 struct Kernels {
   using F = Fmt<L>;
-  static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3, X2 = kI4, X3 = kNormBF;
+  static constexpr int X0 = F::kNF4 ? kS1 : kDirect, X1 = F::kNF4 ? kS2 : kB3, X2 = kI4, X3 = kDG, X4 = kB2;
   /* [36]: the wide kernel (kWideWarps); [37]: QGC_EXP_WIDEB3's; [54], [55]:
    * NF4's two column groups at two tiles (QGC_EXP_NG2T2), one fp16 term
    * and two */
-  static constexpr int kCount = 56;
+  static constexpr int kCount = 68;
   template <int I>
   static constexpr KernelFn fn() {
     constexpr int WT = wide_tiles(F::kNF4);
     if constexpr (I == 36) {
       static_assert(wide_config(F::kNF4, X0, 1, WT, 1), "the wide kernel's configuration");
       return matvec_kernel<L, X0, 1, WT, 1, kWideWarps>;
-    } else if constexpr (I >= 54) {
+    } else if constexpr (I >= 54 && I < 56) {
       if constexpr (ng2t2_config(F::kNF4, 2, 2, 1))
         return matvec_kernel<L, I == 54 ? X0 : X1, 2, 2, 1, kNg2T2Warps>;
       else
@@ -47,9 +48,9 @@ struct Kernels {
       else
         return nullptr;
     } else {
-      constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : I < 36 ? X2 : I < 50 ? X3 : X1;
-      constexpr int J = I < 36 ? I : I < 50 ? I - 38 : I - 50;
-      constexpr int NG = I >= 50 ? 3 : 1 << ((J / 4) % 3), T = (J / 2) % 2 + 1, BS = J % 2;
+      constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : I < 36 ? X2 : I < 50 ? X3 : I < 56 ? X1 : X4;
+      constexpr int J = I < 36 ? I : I < 50 ? I - 38 : I < 56 ? I - 50 : I - 56;
+      constexpr int NG = I >= 50 && I < 56 ? 3 : 1 << ((J / 4) % 3), T = (J / 2) % 2 + 1, BS = J % 2;
       if constexpr (groups_ok(XM, F::kGroup, NG) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
                     (I < 24 || !F::kNF4) && (BS || warp_b_ok(XM, NG)))
         return matvec_kernel<L, XM, NG, T, BS>;
@@ -57,6 +58,9 @@ struct Kernels {
         return nullptr;
     }
   }
+  /* kB2's kernels where the plan takes them (B per CTA, one tile, 8 and
+   * 16 columns): of() finds them at 56 + ... */
+  static_assert(F::kNF4 || (fn<57>() != nullptr && fn<61>() != nullptr), "kB2's kernels at 56 + [ng][t][bs]");
   template <int... I>
   static KernelFn pick(int i, std::integer_sequence<int, I...>) {
     KernelFn f = nullptr;
@@ -69,7 +73,7 @@ struct Kernels {
     if (ng2t2_config(F::kNF4, c.ng, c.t, c.bs))
       return c.block <= 32u * kNg2T2Warps ? at(c.xm == X1 ? 55 : 54) : nullptr;
     if (c.ng == 3) return c.xm == X1 ? at(50 + (c.t - 1) * 2 + c.bs) : nullptr;
-    return at((c.xm == X3 ? 38 : c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0) + (c.ng == 4 ? 2 : c.ng - 1) * 4 +
+    return at((c.xm == X4 ? 56 : c.xm == X3 ? 38 : c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0) + (c.ng == 4 ? 2 : c.ng - 1) * 4 +
               (c.t - 1) * 2 + c.bs);
   }
 };

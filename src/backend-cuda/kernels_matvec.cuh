@@ -56,8 +56,9 @@ namespace qgc {
  * gamma in B needed three: the norm's launches are the plain direct
  * mode's plus those multiplies, the sums of squares and gamma's words. */
 enum XMode { kDirect = 0, kS1 = 1, kS2 = 2, kB3 = 3, kI4 = 4, kDG = 5, kB2 = 6 };
-/* kB2 (experiment QGC_EXP_NORM_B2, in kDG's place): the same norm, x
- * gamma in B as kB3's first two terms. A bf16 x times a bf16 gamma has at
+/* kB2 (matvec_plan.h, qgc_norm_b2: in kDG's place for a weight uploaded
+ * for m = 1 at the larger shapes): the same norm, x gamma in B as kB3's
+ * first two terms. A bf16 x times a bf16 gamma has at
  * most 16 significant bits, so kB3's third term is always zero there (the
  * cut leaves nothing; under 2^-126 both cut the same bits): the same
  * products in two columns per row, where gamma in A adds four multiplies
@@ -203,15 +204,6 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 #ifndef QGC_EXP_WIDEB3
 #define QGC_EXP_WIDEB3 0
 #endif
-/* Experiment: the norm with bf16 x and bf16 gamma in kB2 (x gamma as two
- * cut bf16 terms in B) instead of kDG (gamma in A): 0.82-0.94x kDG's time
- * at m = 1 on the H200's large shapes, 1.2-1.9x batched (bench/NOTES.md
- * v16). */
-#ifndef QGC_EXP_NORM_B2
-#define QGC_EXP_NORM_B2 0
-#endif
-/* Q2_0's mode for the norm with bf16 x and bf16 gamma. */
-constexpr int kNormBF = QGC_EXP_NORM_B2 ? kB2 : kDG;
 /* Experiment (off in the library): NF4's wide kernels take two tiles per
  * warp (72 registers at 28 warps, no spills on sm_90), one fp16 term at
  * [36] and two at [37], so that a warp keeps the two-tile loop's
@@ -266,7 +258,8 @@ struct FmtOf {
  * two tiles of them spill past 128 registers; so do Q2_0's digits (kI4)
  * with 16 or 32 columns (g128: 88 bytes at 16), gamma in A (kDG) with 16
  * columns (g64, B per CTA: 44 bytes on sm_121, also with gamma's words
- * read per step), and any 24 or 32 columns (kB3's 24 at two tiles: 16
+ * read per step), x gamma's two terms (kB2) with 16 columns (g128, B per
+ * warp: 24 bytes on sm_121), and any 24 or 32 columns (kB3's 24 at two tiles: 16
  * bytes on sm_90, 40 on sm_121; QGC_EXP_B3G3_T2 allows them, for A/B runs:
  * 1.13-1.14x slower on the H200, bench/NOTES.md v20). */
 #ifndef QGC_EXP_B3G3_T2
@@ -274,7 +267,7 @@ struct FmtOf {
 #endif
 template <int FORMAT>
 __host__ __device__ constexpr int max_tiles(int NG, int xm) {
-  return (FORMAT == QGEMV_NF4 && NG == 2) || ((xm == kI4 || xm == kDG) && NG > 1) || NG == 4 ||
+  return (FORMAT == QGEMV_NF4 && NG == 2) || ((xm == kI4 || xm == kDG || xm == kB2) && NG > 1) || NG == 4 ||
                  (NG == 3 && !QGC_EXP_B3G3_T2)
              ? 1
              : 2;

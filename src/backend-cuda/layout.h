@@ -45,6 +45,7 @@
 #ifndef QGC_LAYOUT_H
 #define QGC_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,6 +80,10 @@ typedef struct qgc_layout {
    * or the share layout (share_layout.h); in those two, tiles, tail,
    * ntiles and tile_bytes are unused. */
   qgc_form form;
+  /* Uploaded for m = 1 (max_m 1): the tiles may then take modes that are
+   * faster at m = 1 and slower batched (matvec_plan.h, qgc_norm_b2); a
+   * batched call on the weight runs the same mode, so keeps m = 1's bits */
+  bool for_m1;
   qgc_lut_geom lut_geom;
   const uint8_t *lut_codes;  /* device */
   const void *lut_scales;    /* device */

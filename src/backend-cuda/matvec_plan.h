@@ -268,6 +268,21 @@ bool qgc_i4_fits(const qgc_layout *Lw, const qgc_device_facts &d, int KS) {
   return KS <= Lw->nch && qgc_fit<L>(Lw->k, Lw->nch, d, true, KS, 1, ng, 8 * ng, KS, maxr, qgc::kI4) > 0;
 }
 
+/* Q2_0's norm with bf16 x and bf16 gamma: x gamma as two cut bf16 terms
+ * in B (kB2) rather than gamma in A (kDG), for a weight uploaded for m = 1
+ * with at least 3.5 tiles of 16 rows an SM. kDG adds four multiplies an A
+ * fragment to the decode; kB2 doubles B's columns, which costs nothing at
+ * m = 1 (one mma takes 8) but 1.2-1.9x batched (bench/NOTES.md v16). On
+ * the H100, m = 1 in graphs against kDG (bench/NOTES.md v50, g64 / g128):
+ * 28672 x 8192 0.82 / 0.87x, 8192 x 28672 0.92 / 0.92x, 14336 x 4096
+ * 0.90 / 0.94x, 8192 x 4096 0.97 / 1.04x; at 4096 rows no faster (4096 x
+ * 14336 1.02 / 1.01x, 4096 x 4096 1.04 / 1.13x), hence the bound on the
+ * tiles. QGEMV_CUDA_PLAN norm=dg|b2 takes one for every weight. */
+inline bool qgc_norm_b2(const qgc_layout *Lw, const qgc_device_facts &d) {
+  if (d.tune.norm) return d.tune.norm == QGC_NORM_B2;
+  return Lw->for_m1 && 2 * Lw->ntiles >= 7 * (int64_t)d.sms;
+}
+
 /* CTAs of W warps and smem bytes resident per SM: 128 registers per
  * thread, and the 1 KB the runtime reserves per CTA beside its shared
  * memory; at least 1. */
@@ -326,9 +341,10 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   const bool i4_shape = tu.x == QGC_X_INT || (tu.x == QGC_X_AUTO && 2 * Lw->ntiles >= 7 * (int64_t)d.sms);
   const bool i4 = !Fmt<L>::kNF4 && plain_bf16 && i4_shape && qgc_i4_fits<L>(Lw, d, KS);
   /* Q2_0's norm with bf16 x and bf16 gamma: gamma in A (kDG), one term,
-   * where x gamma in B takes three (kB3); or two (kB2, QGC_EXP_NORM_B2). */
+   * where x gamma in B takes three (kB3); or two (kB2, qgc_norm_b2). */
   const bool dg = norm && a->x_dtype == QGEMV_BF16 && a->gamma_dtype == QGEMV_BF16;
-  const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : dg ? kNormBF : kB3);
+  const int xnorm = qgc_norm_b2(Lw, d) ? kB2 : kDG;
+  const int xm = Fmt<L>::kNF4 ? (plain_bf16 ? kS1 : kS2) : (plain_bf16 ? (i4 ? kI4 : kDirect) : dg ? xnorm : kB3);
   const int spl = xmode_splits(xm);
   int ng_top = 1; /* the fewest column groups that take every row, else the most */
   for (int g = 2; g <= 4 && a->m * spl > 8 * ng_top; g++)

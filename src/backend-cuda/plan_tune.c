@@ -39,6 +39,12 @@ static bool parse_item(const char *s, size_t len, qgc_plan_tune *t, char *err, s
     snprintf(err, errsize, "x=%.*s: x is direct, int or auto", (int)vlen, v);
     return false;
   }
+  if (KEY("norm")) {
+    if (vlen == 2 && memcmp(v, "dg", 2) == 0) return t->norm = QGC_NORM_DG, true;
+    if (vlen == 2 && memcmp(v, "b2", 2) == 0) return t->norm = QGC_NORM_B2, true;
+    snprintf(err, errsize, "norm=%.*s: norm is dg (gamma in A) or b2 (x gamma as two bf16 terms)", (int)vlen, v);
+    return false;
+  }
   if (KEY("st")) {
     if (is_num && (n == QGC_SHARE_THREADS_MIN || n == QGC_SHARE_THREADS_MAX)) return t->st = (int)n, true;
     snprintf(err, errsize, "st=%.*s: st is %d or %d (threads a CTA of the share form)", (int)vlen, v,
@@ -50,7 +56,7 @@ static bool parse_item(const char *s, size_t len, qgc_plan_tune *t, char *err, s
   const bool pow2 = KEY("ks"); /* w: any count, so that W / KS row groups can fit the SMs evenly */
 #undef KEY
   if (field == NULL) {
-    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases, x, st)", (int)klen, s);
+    snprintf(err, errsize, "unknown key '%.*s' (the keys are ks, t, b, w, phases, x, st, norm)", (int)klen, s);
     return false;
   }
   if (!is_num || (pow2 ? !power_of_two_upto(n, max) : n < 1 || n > max)) {
@@ -95,4 +101,6 @@ void qgc_plan_tune_format(const qgc_plan_tune *t, char *buf, size_t size) {
                              t->x == QGC_X_INT ? "int" : t->x == QGC_X_AUTO ? "auto" : "direct");
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
     if (f[i].v && used < size) used += (size_t)snprintf(buf + used, size - used, "%s%s=%d", used ? "," : "", f[i].key, f[i].v);
+  if (t->norm && used < size)
+    used += (size_t)snprintf(buf + used, size - used, "%snorm=%s", used ? "," : "", t->norm == QGC_NORM_B2 ? "b2" : "dg");
 }

@@ -16,6 +16,7 @@ extern "C" {
 enum { QGC_B_CTA = 1, QGC_B_WARP = 2 };
 #define QGC_TUNE_MAX_WARPS 28 /* qgc::kWideWarps */
 enum { QGC_X_DIRECT = 1, QGC_X_INT = 2, QGC_X_AUTO = 3 };
+enum { QGC_NORM_DG = 1, QGC_NORM_B2 = 2 };
 
 /* Each field 0 where the plan chooses, so a zeroed struct is no override. */
 typedef struct qgc_plan_tune {
@@ -35,10 +36,14 @@ typedef struct qgc_plan_tune {
                * H200); else ignored */
   int st;     /* threads a CTA of the share form (share_layout.h): 256 or
                * 512 (changes the summation order, so the bits) */
+  int norm;   /* Q2_0's norm with bf16 x and bf16 gamma on the tiles:
+               * gamma in A (QGC_NORM_DG) or x gamma as two bf16 terms in B
+               * (QGC_NORM_B2), for every weight (the bits differ); else
+               * the plan's rule (matvec_plan.h, qgc_norm_b2) */
 } qgc_plan_tune;
 
 /* Parses "key=value,..." (keys ks, t, b = cta|warp, w, phases, x =
- * direct|int|auto, st; NULL or "" is no override) into *t. On a malformed text returns false and writes
+ * direct|int|auto, st, norm = dg|b2; NULL or "" is no override) into *t. On a malformed text returns false and writes
  * what is wrong, for a user, into err. */
 bool qgc_plan_tune_parse(const char *text, qgc_plan_tune *t, char *err, size_t errsize);
 /* The override as QGEMV_CUDA_PLAN text ("" for none), for messages. */

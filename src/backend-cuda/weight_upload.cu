@@ -155,6 +155,7 @@ extern "C" qgemv_status qgc_weight_upload(void *state, const qgemv_weight_desc *
     *resident = L->bytes;
     return QGEMV_OK;
   }
+  L->for_m1 = max_m == 1;
   const size_t tiles_bytes = (size_t)L->ntiles * (size_t)L->tile_bytes, tail_bytes = L->bytes - tiles_bytes;
 
   qgemv_status s = alloc_layout(L, L->bytes, desc);
