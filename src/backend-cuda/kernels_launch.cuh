@@ -73,8 +73,8 @@ struct Kernels {
     if (ng2t2_config(F::kNF4, c.ng, c.t, c.bs))
       return c.block <= 32u * kNg2T2Warps ? at(c.xm == X1 ? 55 : 54) : nullptr;
     if (c.ng == 3) return c.xm == X1 ? at(50 + (c.t - 1) * 2 + c.bs) : nullptr;
-    return at((c.xm == X4 ? 56 : c.xm == X3 ? 38 : c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0) + (c.ng == 4 ? 2 : c.ng - 1) * 4 +
-              (c.t - 1) * 2 + c.bs);
+    const int mode0 = c.xm == X4 ? 56 : c.xm == X3 ? 38 : c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0;
+    return at(mode0 + (c.ng == 4 ? 2 : c.ng - 1) * 4 + (c.t - 1) * 2 + c.bs);
   }
 };
 

@@ -259,9 +259,9 @@ struct FmtOf {
  * with 16 or 32 columns (g128: 88 bytes at 16), gamma in A (kDG) with 16
  * columns (g64, B per CTA: 44 bytes on sm_121, also with gamma's words
  * read per step), x gamma's two terms (kB2) with 16 columns (g128, B per
- * warp: 24 bytes on sm_121), and any 24 or 32 columns (kB3's 24 at two tiles: 16
- * bytes on sm_90, 40 on sm_121; QGC_EXP_B3G3_T2 allows them, for A/B runs:
- * 1.13-1.14x slower on the H200, bench/NOTES.md v20). */
+ * warp: 24 bytes on sm_121), and any 24 or 32 columns (kB3's 24 at two
+ * tiles: 16 bytes on sm_90, 40 on sm_121; QGC_EXP_B3G3_T2 allows them, for
+ * A/B runs: 1.13-1.14x slower on the H200, bench/NOTES.md v20). */
 #ifndef QGC_EXP_B3G3_T2
 #define QGC_EXP_B3G3_T2 0
 #endif

@@ -102,5 +102,6 @@ void qgc_plan_tune_format(const qgc_plan_tune *t, char *buf, size_t size) {
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
     if (f[i].v && used < size) used += (size_t)snprintf(buf + used, size - used, "%s%s=%d", used ? "," : "", f[i].key, f[i].v);
   if (t->norm && used < size)
-    used += (size_t)snprintf(buf + used, size - used, "%snorm=%s", used ? "," : "", t->norm == QGC_NORM_B2 ? "b2" : "dg");
+    used += (size_t)snprintf(buf + used, size - used, "%snorm=%s", used ? "," : "",
+                             t->norm == QGC_NORM_B2 ? "b2" : "dg");
 }
