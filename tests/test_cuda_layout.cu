@@ -1282,61 +1282,61 @@ START_TEST(test_gamma_in_a) {
   const int before_b2[3] = {b2_launches[0], b2_launches[1], b2_launches[2]};
   const qgc_device_facts *devs[] = {&kH200, &small, &warp, &phased, &kGB10};
   const int gexp[] = {0, -100, 100, 0, 0};
-  for (int nm = QGC_NORM_DG; nm <= QGC_NORM_B2; nm++)
-  for (int di = 0; di < 5; di++)
-    for (int64_t k0 : {(int64_t)1536, (int64_t)16384}) {
-      if (quick && k0 == 16384 && devs[di] != &phased) continue; /* valgrind runs: the phases need the long k */
-      qgc_device_facts dv = *devs[di];
-      dv.tune.norm = nm;
-      const qgc_device_facts *dev = &dv;
-      const int64_t n = 37, k = tu_whole_blocks(_i, k0), m = 6;
-      rng r = {500 + (uint64_t)k0 + (uint64_t)dev->sms};
-      tu_weight w;
-      tu_weight_make(&r, DIST_NORMAL, F.f, F.group, n, k, &w);
-      HostLayout h;
-      make_layout(w.desc, F.id, h);
-      std::vector<float> xf((size_t)(m * k)), gf((size_t)k);
-      fill_random(&r, DIST_NORMAL, xf.data(), xf.size());
-      for (int64_t a = 0; a < m; a++) /* rows 1 and 4: all positive */
-        if (a % 3 == 1)
-          for (int64_t i = 0; i < k; i++) xf[(size_t)(a * k + i)] = fabsf(xf[(size_t)(a * k + i)]);
-      for (int64_t i = 0; i < k; i++) {
-        const float u = ldexpf((float)(0.5 + rng_uniform(&r)), gexp[di]);
-        gf[(size_t)i] = i % 7 == 0 ? 0.0f : i % 3 == 0 ? -u : u;
-      }
-      void *x = tu_convert(xf.data(), xf.size(), QGEMV_BF16), *gamma = tu_convert(gf.data(), gf.size(), QGEMV_BF16);
-      std::vector<float> y((size_t)(m * n)), y1((size_t)n);
-      qg_matvec_args a = {};
-      a.layout = &h.L;
-      a.layout_id = F.id;
-      a.n = n;
-      a.k = k;
-      a.m = m;
-      a.x = x;
-      a.x_dtype = QGEMV_BF16;
-      a.y = y.data();
-      a.y_dtype = QGEMV_F32;
-      a.gamma = gamma;
-      a.gamma_dtype = QGEMV_BF16;
-      a.eps = 1e-5f;
-      emulate_matvec(h, a, *dev);
-      char where[256];
-      const double worst = tu_check_contract(&w.desc, m, QGEMV_BF16, x, QGEMV_BF16, gamma, 1e-5f, QGEMV_F32, y.data(),
-                                             where, sizeof where);
-      EXPECT(worst <= 1.0, "%s k=%lld sms=%d: worst %.3g of the bound at %s", F.name, (long long)k, dev->sms,
-                    worst, where);
-      for (int64_t row = 0; row < m; row++) {
-        a.m = 1;
-        a.x = static_cast<const uint16_t *>(x) + row * k;
-        a.y = y1.data();
+  for (int nm = QGC_NORM_DG; nm <= QGC_NORM_B2; nm++) /* gamma in A, then two terms */
+    for (int di = 0; di < 5; di++)
+      for (int64_t k0 : {(int64_t)1536, (int64_t)16384}) {
+        if (quick && k0 == 16384 && devs[di] != &phased) continue; /* valgrind runs: the phases need the long k */
+        qgc_device_facts dv = *devs[di];
+        dv.tune.norm = nm;
+        const qgc_device_facts *dev = &dv;
+        const int64_t n = 37, k = tu_whole_blocks(_i, k0), m = 6;
+        rng r = {500 + (uint64_t)k0 + (uint64_t)dev->sms};
+        tu_weight w;
+        tu_weight_make(&r, DIST_NORMAL, F.f, F.group, n, k, &w);
+        HostLayout h;
+        make_layout(w.desc, F.id, h);
+        std::vector<float> xf((size_t)(m * k)), gf((size_t)k);
+        fill_random(&r, DIST_NORMAL, xf.data(), xf.size());
+        for (int64_t a = 0; a < m; a++) /* rows 1 and 4: all positive */
+          if (a % 3 == 1)
+            for (int64_t i = 0; i < k; i++) xf[(size_t)(a * k + i)] = fabsf(xf[(size_t)(a * k + i)]);
+        for (int64_t i = 0; i < k; i++) {
+          const float u = ldexpf((float)(0.5 + rng_uniform(&r)), gexp[di]);
+          gf[(size_t)i] = i % 7 == 0 ? 0.0f : i % 3 == 0 ? -u : u;
+        }
+        void *x = tu_convert(xf.data(), xf.size(), QGEMV_BF16), *gamma = tu_convert(gf.data(), gf.size(), QGEMV_BF16);
+        std::vector<float> y((size_t)(m * n)), y1((size_t)n);
+        qg_matvec_args a = {};
+        a.layout = &h.L;
+        a.layout_id = F.id;
+        a.n = n;
+        a.k = k;
+        a.m = m;
+        a.x = x;
+        a.x_dtype = QGEMV_BF16;
+        a.y = y.data();
+        a.y_dtype = QGEMV_F32;
+        a.gamma = gamma;
+        a.gamma_dtype = QGEMV_BF16;
+        a.eps = 1e-5f;
         emulate_matvec(h, a, *dev);
-        EXPECT(memcmp(y1.data(), &y[(size_t)(row * n)], (size_t)n * 4) == 0,
-                      "%s k=%lld sms=%d: row %lld differs from m = 1", F.name, (long long)k, dev->sms, (long long)row);
+        char where[256];
+        const double worst = tu_check_contract(&w.desc, m, QGEMV_BF16, x, QGEMV_BF16, gamma, 1e-5f, QGEMV_F32, y.data(),
+                                               where, sizeof where);
+        EXPECT(worst <= 1.0, "%s k=%lld sms=%d: worst %.3g of the bound at %s", F.name, (long long)k, dev->sms,
+                      worst, where);
+        for (int64_t row = 0; row < m; row++) {
+          a.m = 1;
+          a.x = static_cast<const uint16_t *>(x) + row * k;
+          a.y = y1.data();
+          emulate_matvec(h, a, *dev);
+          EXPECT(memcmp(y1.data(), &y[(size_t)(row * n)], (size_t)n * 4) == 0,
+                 "%s k=%lld sms=%d: row %lld differs from m = 1", F.name, (long long)k, dev->sms, (long long)row);
+        }
+        free(x);
+        free(gamma);
+        tu_weight_free(&w);
       }
-      free(x);
-      free(gamma);
-      tu_weight_free(&w);
-    }
   for (int i = 0; i < 3; i++) {
     EXPECT(dg_launches[i] > before[i], "%s: no kDG launch of kind %d (all of k, phases, per warp)", F.name, i);
     EXPECT(b2_launches[i] > before_b2[i], "%s: no kB2 launch of kind %d (all of k, phases, per warp)", F.name, i);
@@ -1345,8 +1345,9 @@ START_TEST(test_gamma_in_a) {
 END_TEST
 
 /* Which weights take kB2 for the norm (qgc_norm_b2, DESIGN.md section 6):
- * uploaded for m = 1 with 3.5 tiles an SM or more (on 132 SMs 462: 8192
- * rows and up, not 4096), any weight under norm=b2, none under norm=dg. */
+ * uploaded for m = 1 with 3.5 tiles an SM or more (on 132 SMs 462 tiles:
+ * 7392 rows and up; on GB10's 48, 168: 2688), any weight under norm=b2,
+ * none under norm=dg. */
 START_TEST(test_norm_b2_rule) {
   const Format F = format_at(_i);
   if (F.f == QGEMV_NF4) return;
