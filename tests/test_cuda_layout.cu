@@ -72,6 +72,25 @@ void make_layout(const qgemv_weight_desc &d, qg_layout_id id, HostLayout &h) {
   L.tail = L.bytes > tb ? h.mem.data() + tb : nullptr;
 }
 
+/* A matvec's arguments on h's weight (its id, n and k). */
+qg_matvec_args args_on(const HostLayout &h, int64_t m, const void *x, qgemv_dtype xt, void *y, qgemv_dtype yt,
+                       const void *gamma = nullptr, qgemv_dtype gt = QGEMV_F32) {
+  qg_matvec_args a = {};
+  a.layout = &h.L;
+  a.layout_id = h.L.id;
+  a.n = h.L.n;
+  a.k = h.L.k;
+  a.m = m;
+  a.x = x;
+  a.x_dtype = xt;
+  a.y = y;
+  a.y_dtype = yt;
+  a.gamma = gamma;
+  a.gamma_dtype = gt;
+  a.eps = 1e-5f;
+  return a;
+}
+
 /* One m16n8k16 mma over a warp: d += A B from the 32 lanes' fragments
  * (kernels_ptx.cuh), products summed in double. */
 void mma_emul(bool bf16, const uint32_t (&a)[32][4], const uint32_t (*b0)[32], const uint32_t (*b1)[32],
@@ -686,19 +705,7 @@ std::vector<uint8_t> run_case(const Case &c, uint64_t seed) {
   void *gamma = c.norm ? tu_convert(gf.data(), gf.size(), c.gt) : nullptr;
   const size_t ybytes = (size_t)(c.m * c.n) * tu_dtype_size(c.yt);
   tu_guarded y = tu_guarded_new(ybytes);
-  qg_matvec_args a = {};
-  a.layout = &h.L;
-  a.layout_id = F.id;
-  a.n = c.n;
-  a.k = c.k;
-  a.m = c.m;
-  a.x = x;
-  a.x_dtype = c.xt;
-  a.y = y.mem;
-  a.y_dtype = c.yt;
-  a.gamma = gamma;
-  a.gamma_dtype = c.gt;
-  a.eps = 1e-5f;
+  const qg_matvec_args a = args_on(h, c.m, x, c.xt, y.mem, c.yt, gamma, c.gt);
   emulate_matvec(h, a, *c.dev);
   char where[256];
   const double worst = tu_check_contract(&w.desc, c.m, c.xt, x, c.gt, gamma, 1e-5f, c.yt, y.mem, where, sizeof where);
@@ -1055,19 +1062,8 @@ static void check_batched_rows(int _i, int xt, int norm, const qgc_device_facts 
   void *gamma = norm ? tu_convert(gf.data(), gf.size(), c.gt) : nullptr;
   for (int64_t row = 0; row < m; row++) {
     std::vector<float> y((size_t)n);
-    qg_matvec_args a = {};
-    a.layout = &h.L;
-    a.n = n;
-    a.k = k;
-    a.layout_id = F.id;
-    a.m = 1;
-    a.x = static_cast<const char *>(x) + (size_t)(row * k) * tu_dtype_size(c.xt);
-    a.x_dtype = c.xt;
-    a.y = y.data();
-    a.y_dtype = QGEMV_F32;
-    a.gamma = gamma;
-    a.gamma_dtype = c.gt;
-    a.eps = 1e-5f;
+    const qg_matvec_args a = args_on(h, 1, static_cast<const char *>(x) + (size_t)(row * k) * tu_dtype_size(c.xt),
+                                     c.xt, y.data(), QGEMV_F32, gamma, c.gt);
     emulate_matvec(h, a, dev);
     EXPECT(memcmp(y.data(), all.data() + (size_t)(row * n) * 4, (size_t)n * 4) == 0,
                   "row %lld of the batched call differs from m = 1 (format %d, x %d, norm %d)", (long long)row, _i,
@@ -1306,19 +1302,7 @@ START_TEST(test_gamma_in_a) {
         }
         void *x = tu_convert(xf.data(), xf.size(), QGEMV_BF16), *gamma = tu_convert(gf.data(), gf.size(), QGEMV_BF16);
         std::vector<float> y((size_t)(m * n)), y1((size_t)n);
-        qg_matvec_args a = {};
-        a.layout = &h.L;
-        a.layout_id = F.id;
-        a.n = n;
-        a.k = k;
-        a.m = m;
-        a.x = x;
-        a.x_dtype = QGEMV_BF16;
-        a.y = y.data();
-        a.y_dtype = QGEMV_F32;
-        a.gamma = gamma;
-        a.gamma_dtype = QGEMV_BF16;
-        a.eps = 1e-5f;
+        qg_matvec_args a = args_on(h, m, x, QGEMV_BF16, y.data(), QGEMV_F32, gamma, QGEMV_BF16);
         emulate_matvec(h, a, *dev);
         char where[256];
         const double worst = tu_check_contract(&w.desc, m, QGEMV_BF16, x, QGEMV_BF16, gamma, 1e-5f, QGEMV_F32, y.data(),
@@ -1419,16 +1403,7 @@ START_TEST(test_i4_blocks) {
     }
   void *x = tu_convert(xf.data(), xf.size(), QGEMV_BF16);
   std::vector<float> y((size_t)(m * n)), y1((size_t)n);
-  qg_matvec_args a = {};
-  a.layout = &h.L;
-  a.layout_id = F.id;
-  a.n = n;
-  a.k = k;
-  a.m = m;
-  a.x = x;
-  a.x_dtype = QGEMV_BF16;
-  a.y = y.data();
-  a.y_dtype = QGEMV_F32;
+  qg_matvec_args a = args_on(h, m, x, QGEMV_BF16, y.data(), QGEMV_F32);
   ck_assert_int_eq(qgc_make_plan(&h.L, &a, kH200Int).kc.xm, kI4);
   emulate_matvec(h, a, kH200Int);
   char where[256];

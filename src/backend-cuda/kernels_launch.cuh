@@ -31,6 +31,12 @@ struct Kernels {
    * NF4's two column groups at two tiles (QGC_EXP_NG2T2), one fp16 term
    * and two */
   static constexpr int kCount = 68;
+  /* A regular kernel's index (every one but 36, 37, 54, 55), which of()
+   * looks up and fn() checks its own arithmetic against. */
+  static constexpr int index_of(int xm, int ng, int t, int bs) {
+    const int base = ng == 3 ? 50 : xm == X4 ? 56 : xm == X3 ? 38 : xm == X2 ? 24 : xm == X1 ? 12 : 0;
+    return base + (ng == 3 ? 0 : (ng == 4 ? 2 : ng - 1) * 4) + (t - 1) * 2 + bs;
+  }
   template <int I>
   static constexpr KernelFn fn() {
     constexpr int WT = wide_tiles(F::kNF4);
@@ -51,6 +57,7 @@ struct Kernels {
       constexpr int XM = I < 12 ? X0 : I < 24 ? X1 : I < 36 ? X2 : I < 50 ? X3 : I < 56 ? X1 : X4;
       constexpr int J = I < 36 ? I : I < 50 ? I - 38 : I < 56 ? I - 50 : I - 56;
       constexpr int NG = I >= 50 && I < 56 ? 3 : 1 << ((J / 4) % 3), T = (J / 2) % 2 + 1, BS = J % 2;
+      static_assert(index_of(XM, NG, T, BS) == I, "of() would not find this kernel at its index");
       if constexpr (groups_ok(XM, F::kGroup, NG) && T <= max_tiles<F::kNF4 ? QGEMV_NF4 : QGEMV_Q2_0>(NG, XM) &&
                     (I < 24 || !F::kNF4) && (BS || warp_b_ok(XM, NG)))
         return matvec_kernel<L, XM, NG, T, BS>;
@@ -72,9 +79,8 @@ struct Kernels {
     if (c.block > (unsigned)kMaxThreads) return at(c.xm == X1 ? 37 : 36);
     if (ng2t2_config(F::kNF4, c.ng, c.t, c.bs))
       return c.block <= 32u * kNg2T2Warps ? at(c.xm == X1 ? 55 : 54) : nullptr;
-    if (c.ng == 3) return c.xm == X1 ? at(50 + (c.t - 1) * 2 + c.bs) : nullptr;
-    const int mode0 = c.xm == X4 ? 56 : c.xm == X3 ? 38 : c.xm == X2 ? 24 : c.xm == X1 ? 12 : 0;
-    return at(mode0 + (c.ng == 4 ? 2 : c.ng - 1) * 4 + (c.t - 1) * 2 + c.bs);
+    if (c.ng == 3 && c.xm != X1) return nullptr;
+    return at(index_of(c.xm, c.ng, c.t, c.bs));
   }
 };
 
