@@ -7,11 +7,12 @@
 # verify; (4) memcheck and racecheck of qgemv verify on the tiles under
 # QGEMV_CUDA_PLAN=norm=b2 (kB2 at m = 1 and batched). Packed beside gpu-ab.sh, run-common.sh,
 # test_cuda_backend and old.so.xz. There, after `source .gpu/pack/env.sh`,
-# OUT set: `LEFT=570 timeout 590 bash .gpu/pack/bin/run50d.sh`.
+# OUT set: `LEFT=570 timeout 590 bash .gpu/pack/bin/run50d.sh` (call 5:
+# run50e.sh, the same with RUN=r50e and a shorter test limit).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-RUN=r50d; source "$here/run-common.sh"
-CK_FORK=no CK_RUN_CASE=gpu timeout 220 "$here/test_cuda_backend" >"$O/test-gpu.txt" 2>&1
+RUN=${RUN:-r50d}; source "$here/run-common.sh"
+CK_FORK=no CK_RUN_CASE=gpu timeout "${TEST_TIMEOUT:-220}" "$here/test_cuda_backend" >"$O/test-gpu.txt" 2>&1
 step "test_cuda_backend, case gpu"
 grep -E 'Checks|Failures|:F:|:E:' "$O/test-gpu.txt" | head -20
 shapes="--shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x14336 --shape 8192x4096 --shape 4096x4096"
