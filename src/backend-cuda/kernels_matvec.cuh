@@ -1303,6 +1303,10 @@ __global__ void __launch_bounds__(32 * MAXW, 1) matvec_kernel(const Params p) {
 #define QGC_TL(slot) ((void)0)
 #endif
   pdl_launch_dependents();
+  if (QGC_EXP_XPF) {
+    prefetch_l2_spread(p.x, (size_t)p.m * p.k * (p.x_bf16 ? 2 : 4));
+    if (p.gamma != nullptr) prefetch_l2_spread(p.gamma, (size_t)p.k * (p.g_bf16 ? 2 : 4));
+  }
   const int W = blockDim.x >> 5, w = threadIdx.x >> 5;
   const int gi = w / p.KS, sl = w % p.KS;
   const SmemPlan sp = smem_plan_nbe<L>(W, T, NG, BS ? p.nbe : 0, p.ncols, p.KS, XM);
@@ -1358,6 +1362,7 @@ QGC_UNROLL
    * j % nloc of unit j / nloc, in slot j % S. The issue position advances
    * by one chunk at a time (no division in the loop). */
   const int total = nvalid * nloc;
+  const uint64_t wpol = QGC_EXP_WEF ? l2_evict_first_policy() : 0;
   int iss_it = 0, iss_i = 0; /* the next chunk to issue */
   auto issue_next = [&]() {
     const int slot = (iss_it * nloc + iss_i) % S;
@@ -1374,7 +1379,12 @@ QGC_UNROLL
         fence_proxy_async();
         mbar_arrive_tx(bars + 8 * slot, T * bytes);
 QGC_UNROLL
-        for (int tt = 0; tt < T; ++tt) bulk_g2s(ring_s + (slot * T + tt) * CH, src[tt], bytes, bars + 8 * slot);
+        for (int tt = 0; tt < T; ++tt) {
+          if (QGC_EXP_WEF)
+            bulk_g2s_hint(ring_s + (slot * T + tt) * CH, src[tt], bytes, bars + 8 * slot, wpol);
+          else
+            bulk_g2s(ring_s + (slot * T + tt) * CH, src[tt], bytes, bars + 8 * slot);
+        }
       }
     } else {
 QGC_UNROLL

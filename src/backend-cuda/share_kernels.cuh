@@ -40,15 +40,11 @@ namespace qgc {
  * pointer won that back (bench/NOTES.md v49). */
 constexpr int kShareU = QGC_SHARE_U;
 
-/* Experiment (bench/NOTES.md v49, v50), off by default: QGC_SHARE_SSQ_F32=1
- * sums the norm's squares in f32 a step of 16 (one f64 conversion a step):
- * on the H100 0.96-1.00x the norm's time (v50), not yet the library's
- * (its accuracy bound is in NOTES v49; the suite's share case has not run
- * with it). v49's QGC_SHARE_GAMMA_EARLY (gamma cp.async'd into x's
- * staging slots before the wait) was 1.02-1.34x slower and is gone. */
-#ifndef QGC_SHARE_SSQ_F32
-#define QGC_SHARE_SSQ_F32 0
-#endif
+/* The norm's squares stay f64 (exact, and x^2 neither overflows nor
+ * underflows there): summed in f32 (v49's QGC_SHARE_SSQ_F32, 0.96-1.00x
+ * the time on the H100, v50) they overflow from |x| = 2^64 and vanish
+ * under 2^-75, where eps may be as small as the smallest f32 (bench/NOTES.md
+ * v51). */
 
 struct ShareParams {
   const uint4 *codes;          /* CTA c's at c I T words */
@@ -162,25 +158,11 @@ __device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int
     if (NORM) {
       float gm[16];
       load16(p.gamma, (int64_t)s * 16, NORM == 2, p.g_vec, gm);
-#if QGC_SHARE_SSQ_F32
-      float q0 = 0.f, q1 = 0.f, q2 = 0.f, q3 = 0.f;
-#pragma unroll
-      for (int i = 0; i < 16; i += 4) {
-        q0 = fmaf(v[i], v[i], q0);
-        q1 = fmaf(v[i + 1], v[i + 1], q1);
-        q2 = fmaf(v[i + 2], v[i + 2], q2);
-        q3 = fmaf(v[i + 3], v[i + 3], q3);
-      }
-      ss += (double)((q0 + q1) + (q2 + q3));
-#pragma unroll
-      for (int i = 0; i < 16; ++i) v[i] *= gm[i];
-#else
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         ss += (double)v[i] * (double)v[i];
         v[i] *= gm[i];
       }
-#endif
     }
     float4 *d = reinterpret_cast<float4 *>(share_x_slot<CW>(xs, s));
 #pragma unroll
@@ -241,6 +223,10 @@ __global__ void __launch_bounds__(T, 1) share_kernel(ShareParams p) {
   constexpr int CW = NF4 ? 32 : 64, SB = NF4 ? 4 : 2, warps = T / 32;
   extern __shared__ __align__(16) unsigned char share_smem[];
   pdl_launch_dependents();
+  if (QGC_EXP_XPF) {
+    prefetch_l2_spread(p.x, (size_t)p.k * (XBF ? 2 : 4));
+    if (NORM) prefetch_l2_spread(p.gamma, (size_t)p.k * (NORM == 2 ? 2 : 4));
+  }
   const int t = threadIdx.x, c = blockIdx.x, G = gridDim.x;
   const int R0 = (int)((long long)c * p.n / G), nr = (int)((long long)(c + 1) * p.n / G) - R0;
   const int q = t >> p.lg_rp, r = t & (p.rp - 1), g = q / (p.kparts / p.gp);
