@@ -1303,10 +1303,6 @@ __global__ void __launch_bounds__(32 * MAXW, 1) matvec_kernel(const Params p) {
 #define QGC_TL(slot) ((void)0)
 #endif
   pdl_launch_dependents();
-  if (QGC_EXP_XPF) {
-    prefetch_l2_spread(p.x, (size_t)p.m * p.k * (p.x_bf16 ? 2 : 4));
-    if (p.gamma != nullptr) prefetch_l2_spread(p.gamma, (size_t)p.k * (p.g_bf16 ? 2 : 4));
-  }
   const int W = blockDim.x >> 5, w = threadIdx.x >> 5;
   const int gi = w / p.KS, sl = w % p.KS;
   const SmemPlan sp = smem_plan_nbe<L>(W, T, NG, BS ? p.nbe : 0, p.ncols, p.KS, XM);

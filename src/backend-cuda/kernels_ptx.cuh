@@ -92,12 +92,13 @@ __device__ __forceinline__ void bulk_g2s(uint32_t dst, const void *src, uint32_t
   (void)dst, (void)src, (void)bytes, (void)bar;
 #endif
 }
-/* Experiment (off in the library; bench/NOTES.md v51): QGC_EXP_WEF=1
- * marks the weight stream evict-first in L2 (the tiles' bulk copies, the
- * LUT kernel's loads), so that a stream larger than L2 does not push out
- * what is read again soon: x, gamma, y. */
+/* The weight stream is evict-first in L2 (the tiles' bulk copies, the LUT
+ * kernel's code loads): read once a call, it no longer pushes out what is
+ * read again soon, B and the k-split's partial sums. On the H100 0.90-1.00x
+ * the time, most where B is large (batched NF4), nowhere slower
+ * (bench/NOTES.md v51). 0: the default policy, for A/B runs. */
 #ifndef QGC_EXP_WEF
-#define QGC_EXP_WEF 0
+#define QGC_EXP_WEF 1
 #endif
 __device__ __forceinline__ uint64_t l2_evict_first_policy() {
   uint64_t pol = 0;
@@ -151,25 +152,6 @@ __device__ __forceinline__ void pdl_launch_dependents() {
 #if QGC_SM90_ASM
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
 #endif
-}
-
-/* Experiment (off in the library; bench/NOTES.md v51): QGC_EXP_XPF=1 has
- * each launch ask L2 for x's and gamma's lines at entry, before
- * griddepcontrol.wait, so that the staging after the wait finds them in
- * L2: gamma is a model weight that the layers' weight streams evict, and
- * the bench's x too. A prefetch returns nothing to the SM and L2 is the
- * point of coherence, so a line the previous kernel writes afterwards is
- * still read fresh after the wait. */
-#ifndef QGC_EXP_XPF
-#define QGC_EXP_XPF 0
-#endif
-/* The 128-byte lines of [p, p + bytes), spread over the grid: line i by
- * CTA i % grid, so each line is asked for once per launch. */
-__device__ __forceinline__ void prefetch_l2_spread(const void *p, size_t bytes) {
-  const uintptr_t a0 = reinterpret_cast<uintptr_t>(p) & ~(uintptr_t)127;
-  const size_t lines = (reinterpret_cast<uintptr_t>(p) + bytes - a0 + 127) / 128;
-  for (size_t i = blockIdx.x + (size_t)gridDim.x * threadIdx.x; i < lines; i += (size_t)gridDim.x * blockDim.x)
-    asm volatile("prefetch.L2 [%0];" ::"l"(a0 + 128 * i));
 }
 
 /* ---- tensor cores: D = A B + D, m16n8k16, f32 accumulation ----

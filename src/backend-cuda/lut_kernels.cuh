@@ -64,16 +64,21 @@ __device__ __forceinline__ void lut_prefetch_l2(const void *p, uint32_t bytes) {
 #endif
 }
 
+/* pol: l2_evict_first_policy() (kernels_ptx.cuh), the weight stream's. */
 __device__ __forceinline__ uint4 lut_ldg_stream(const uint4 *p, uint64_t pol) {
   uint4 v;
-  if (QGC_EXP_WEF)
+#if QGC_SM90_ASM
+  if (QGC_EXP_WEF) {
     asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "l"(p), "l"(pol));
-  else
-    asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
-                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-                 : "l"(p));
+    return v;
+  }
+#endif
+  (void)pol;
+  asm volatile("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(p));
   return v;
 }
 /* A row group's four scales of one block, widened (exactly) to f32. */
@@ -223,10 +228,6 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
    * kernel (lut_finish) may be scheduled now; the first batch's weights
    * are loaded before the wait, since no kernel writes them; x, gamma and
    * the workspace (the previous call's lut_finish reads it) only after. */
-  if (QGC_EXP_XPF) {
-    prefetch_l2_spread(p.x, (size_t)p.k * (XBF ? 2 : 4));
-    if (NORM) prefetch_l2_spread(p.gamma, (size_t)p.k * (NORM == 2 ? 2 : 4));
-  }
   pdl_launch_dependents();
   load(ks * cpu, 0); /* the first batch's loads fly across the first build */
   pdl_wait();

@@ -223,10 +223,6 @@ __global__ void __launch_bounds__(T, 1) share_kernel(ShareParams p) {
   constexpr int CW = NF4 ? 32 : 64, SB = NF4 ? 4 : 2, warps = T / 32;
   extern __shared__ __align__(16) unsigned char share_smem[];
   pdl_launch_dependents();
-  if (QGC_EXP_XPF) {
-    prefetch_l2_spread(p.x, (size_t)p.k * (XBF ? 2 : 4));
-    if (NORM) prefetch_l2_spread(p.gamma, (size_t)p.k * (NORM == 2 ? 2 : 4));
-  }
   const int t = threadIdx.x, c = blockIdx.x, G = gridDim.x;
   const int R0 = (int)((long long)c * p.n / G), nr = (int)((long long)(c + 1) * p.n / G) - R0;
   const int q = t >> p.lg_rp, r = t & (p.rp - 1), g = q / (p.kparts / p.gp);
