@@ -40,12 +40,6 @@ namespace qgc {
  * pointer won that back (bench/NOTES.md v49). */
 constexpr int kShareU = QGC_SHARE_U;
 
-/* The norm's squares stay f64 (exact, and x^2 neither overflows nor
- * underflows there): summed in f32 (v49's QGC_SHARE_SSQ_F32, 0.96-1.00x
- * the time on the H100, v50) they overflow from |x| = 2^64 and vanish
- * under 2^-75, where eps may be as small as the smallest f32 (bench/NOTES.md
- * v51). */
-
 struct ShareParams {
   const uint4 *codes;          /* CTA c's at c I T words */
   const unsigned char *scales; /* CTA c's region at c sreg bytes */
@@ -147,7 +141,10 @@ __device__ __forceinline__ float *share_x_slot(float *xs, int s) {
 /* x (times gamma) into shared memory as f32, 4 floats of padding after
  * every word's CW values (lanes on different words hit different banks),
  * 16 elements a step (a word holds 32 or 64); with NORM, ss gets the
- * squares of x in f64 (exact products), in the thread's element order. */
+ * squares of x in f64 (exact products), in the thread's element order.
+ * Not f32: there x^2 overflows from |x| = 2^64 and vanishes under 2^-75,
+ * and eps may be as small as the smallest f32 (v49's QGC_SHARE_SSQ_F32,
+ * 0.96-1.00x the time on the H100; bench/NOTES.md v50, v51). */
 template <int T, int CW, bool XBF, int NORM>
 __device__ __forceinline__ void share_stage(const ShareParams &p, float *xs, int t, double &ss) {
   const int steps = p.k >> 4;
