@@ -1375,12 +1375,7 @@ QGC_UNROLL
         fence_proxy_async();
         mbar_arrive_tx(bars + 8 * slot, T * bytes);
 QGC_UNROLL
-        for (int tt = 0; tt < T; ++tt) {
-          if (QGC_EXP_WEF)
-            bulk_g2s_hint(ring_s + (slot * T + tt) * CH, src[tt], bytes, bars + 8 * slot, wpol);
-          else
-            bulk_g2s(ring_s + (slot * T + tt) * CH, src[tt], bytes, bars + 8 * slot);
-        }
+        for (int tt = 0; tt < T; ++tt) bulk_g2s(ring_s + (slot * T + tt) * CH, src[tt], bytes, bars + 8 * slot, wpol);
       }
     } else {
 QGC_UNROLL

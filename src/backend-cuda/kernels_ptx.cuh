@@ -81,17 +81,6 @@ __device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
   (void)bar, (void)bytes;
 #endif
 }
-/* One bulk copy global -> shared completing `bytes` on the barrier. Sizes
- * and addresses are multiples of 16. */
-__device__ __forceinline__ void bulk_g2s(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar) {
-#if QGC_SM90_ASM
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-               "l"(src), "r"(bytes), "r"(bar)
-               : "memory");
-#else
-  (void)dst, (void)src, (void)bytes, (void)bar;
-#endif
-}
 /* The weight stream is evict-first in L2 (the tiles' bulk copies, the LUT
  * kernel's code loads): read once a call, it no longer pushes out what is
  * read again soon, B and the k-split's partial sums. On the H100 0.90-1.00x
@@ -107,15 +96,21 @@ __device__ __forceinline__ uint64_t l2_evict_first_policy() {
 #endif
   return pol;
 }
-/* bulk_g2s with an L2 cache policy (l2_evict_first_policy). */
-__device__ __forceinline__ void bulk_g2s_hint(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar,
-                                              uint64_t pol) {
+/* One bulk copy of the weight stream global -> shared completing `bytes`
+ * on the barrier, under L2 policy pol (l2_evict_first_policy) where
+ * QGC_EXP_WEF. Sizes and addresses are multiples of 16. */
+__device__ __forceinline__ void bulk_g2s(uint32_t dst, const void *src, uint32_t bytes, uint32_t bar, uint64_t pol) {
 #if QGC_SM90_ASM
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(
-          dst),
-      "l"(src), "r"(bytes), "r"(bar), "l"(pol)
-      : "memory");
+  if (QGC_EXP_WEF)
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::
+            "r"(dst),
+        "l"(src), "r"(bytes), "r"(bar), "l"(pol)
+        : "memory");
+  else
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
 #else
   (void)dst, (void)src, (void)bytes, (void)bar, (void)pol;
 #endif

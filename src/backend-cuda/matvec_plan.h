@@ -268,6 +268,13 @@ bool qgc_i4_fits(const qgc_layout *Lw, const qgc_device_facts &d, int KS) {
   return KS <= Lw->nch && qgc_fit<L>(Lw->k, Lw->nch, d, true, KS, 1, ng, 8 * ng, KS, maxr, qgc::kI4) > 0;
 }
 
+/* At least 3.5 tiles of 16 rows an SM: where the modes that pay at m = 1
+ * and cost batched begin (x=auto's integer mma, kB2; 7392 rows on 132
+ * SMs). */
+inline bool qgc_tiles_over_3p5(const qgc_layout *Lw, const qgc_device_facts &d) {
+  return 2 * Lw->ntiles >= 7 * (int64_t)d.sms;
+}
+
 /* Q2_0's norm with bf16 x and bf16 gamma: x gamma as two cut bf16 terms
  * in B (kB2) rather than gamma in A (kDG), for a weight uploaded for m = 1
  * with at least 3.5 tiles of 16 rows an SM. kDG adds four multiplies an A
@@ -280,7 +287,7 @@ bool qgc_i4_fits(const qgc_layout *Lw, const qgc_device_facts &d, int KS) {
  * tiles. QGEMV_CUDA_PLAN norm=dg|b2 takes one for every weight. */
 inline bool qgc_norm_b2(const qgc_layout *Lw, const qgc_device_facts &d) {
   if (d.tune.norm) return d.tune.norm == QGC_NORM_B2;
-  return Lw->for_m1 && 2 * Lw->ntiles >= 7 * (int64_t)d.sms;
+  return Lw->for_m1 && qgc_tiles_over_3p5(Lw, d);
 }
 
 /* CTAs of W warps and smem bytes resident per SM: 128 registers per
@@ -338,7 +345,7 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
    * the weight has 3.5 tiles per SM or more: on the H200 at m = 1 it was
    * 1.15-1.5x faster from 8192 rows up, 1.05-1.3x slower at 4096 rows,
    * where every CTA's staging of x weighs more; bench/NOTES.md v6). */
-  const bool i4_shape = tu.x == QGC_X_INT || (tu.x == QGC_X_AUTO && 2 * Lw->ntiles >= 7 * (int64_t)d.sms);
+  const bool i4_shape = tu.x == QGC_X_INT || (tu.x == QGC_X_AUTO && qgc_tiles_over_3p5(Lw, d));
   const bool i4 = !Fmt<L>::kNF4 && plain_bf16 && i4_shape && qgc_i4_fits<L>(Lw, d, KS);
   /* Q2_0's norm with bf16 x and bf16 gamma: gamma in A (kDG), one term,
    * where x gamma in B takes three (kB3); or two (kB2, qgc_norm_b2). */
