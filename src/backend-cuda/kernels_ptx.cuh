@@ -89,6 +89,12 @@ __device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
 #ifndef QGC_EXP_WEF
 #define QGC_EXP_WEF 1
 #endif
+/* QGC_EXP_WEF2 (experiment, default off): the LUT's scale loads and L2
+ * prefetch and the share form's weight loads under that policy too
+ * (bench/NOTES.md v52). */
+#ifndef QGC_EXP_WEF2
+#define QGC_EXP_WEF2 0
+#endif
 __device__ __forceinline__ uint64_t l2_evict_first_policy() {
   uint64_t pol = 0;
 #if QGC_SM90_ASM

@@ -56,11 +56,15 @@ __device__ __forceinline__ float lut_lookup(uint32_t word, uint32_t lane_base) {
   return t;
 }
 
-__device__ __forceinline__ void lut_prefetch_l2(const void *p, uint32_t bytes) {
+__device__ __forceinline__ void lut_prefetch_l2(const void *p, uint32_t bytes, uint64_t pol) {
 #if QGC_SM90_ASM
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+  if (QGC_EXP_WEF2)
+    asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" ::"l"(p), "r"(bytes), "l"(pol)
+                 : "memory");
+  else
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
 #else
-  (void)p, (void)bytes;
+  (void)p, (void)bytes, (void)pol;
 #endif
 }
 
@@ -83,7 +87,27 @@ __device__ __forceinline__ uint4 lut_ldg_stream(const uint4 *p, uint64_t pol) {
 }
 /* A row group's four scales of one block, widened (exactly) to f32. */
 template <bool F16>
-__device__ __forceinline__ float4 lut_ldg_scales(const void *base, size_t i) {
+__device__ __forceinline__ float4 lut_ldg_scales(const void *base, size_t i, uint64_t pol) {
+#if QGC_SM90_ASM
+  if (QGC_EXP_WEF2) {
+    if constexpr (F16) {
+      uint2 v;
+      asm volatile("ld.global.nc.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
+                   : "=r"(v.x), "=r"(v.y)
+                   : "l"(static_cast<const uint2 *>(base) + i), "l"(pol));
+      const float2 a = __half22float2(*reinterpret_cast<const __half2 *>(&v.x));
+      const float2 b = __half22float2(*reinterpret_cast<const __half2 *>(&v.y));
+      return make_float4(a.x, a.y, b.x, b.y);
+    } else {
+      float4 v;
+      asm volatile("ld.global.nc.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
+                   : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                   : "l"(static_cast<const float4 *>(base) + i), "l"(pol));
+      return v;
+    }
+  }
+#endif
+  (void)pol;
   if constexpr (F16) {
     uint2 v;
     asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(static_cast<const uint2 *>(base) + i));
@@ -201,7 +225,7 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
 #pragma unroll
     for (int g = 0; g < RG; ++g) {
       cw[g] = lut_ldg_stream(cp + g * 32, wpol);
-      sw[g] = lut_ldg_scales<!NF4>(p.scales, so + (size_t)g * NBLK);
+      sw[g] = lut_ldg_scales<!NF4>(p.scales, so + (size_t)g * NBLK, wpol);
     }
   };
   const int c_end = (ks + 1) * cpu;
@@ -218,9 +242,9 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
     if (c >= c_end) return;
     const size_t g0 = (size_t)c * ngroups + (size_t)(row0 + b * kLutWarps * kLutBatch) / QGC_LUT_GROUP_ROWS;
     constexpr int groups = kLutWarps * kLutBatch / QGC_LUT_GROUP_ROWS;
-    lut_prefetch_l2(p.codes + g0 * 32, groups * 32 * 16);
+    lut_prefetch_l2(p.codes + g0 * 32, groups * 32 * 16, wpol);
     lut_prefetch_l2(static_cast<const unsigned char *>(p.scales) + g0 * NBLK * 4 * kScaleBytes,
-                    groups * NBLK * 4 * kScaleBytes);
+                    groups * NBLK * 4 * kScaleBytes, wpol);
   };
   if (PF > 0 && threadIdx.x == 0)
     for (int t = 1; t < PF; ++t) prefetch(t);
