@@ -1484,6 +1484,55 @@ END_TEST
  * negative product under 2^-126, -0) for every pair of bit-pattern
  * classes, so two terms (kB2) carry the whole product: zeros, subnormals,
  * normals, the extremes, infinities and NaNs. */
+/* stage_load's LF order (Q2_0's: every load before any conversion) gives
+ * the same values, largest magnitude and sum of squares as the order that
+ * converts each load as it comes, bit for bit (a NaN's payload aside: the
+ * host keeps one operand's, which the compiler may swap; the GPU's is
+ * canonical): f32 and bf16 x, no gamma, f32 and bf16 gamma, one and two
+ * 64-k parts, values of every class. */
+static bool same_f32(float a, float b) { return f32_bits(a) == f32_bits(b) || (a != a && b != b); }
+template <int QB>
+static void check_stage_load_lf(uint64_t seed) {
+  uint64_t z = seed;
+  auto next = [&]() {
+    z ^= z << 13, z ^= z >> 7, z ^= z << 17;
+    return (uint32_t)(z >> 11);
+  };
+  const uint32_t special[] = {0u, 0x80000000u, 1u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f7fffffu, 0x00800000u};
+  for (int rep = 0; rep < 2000; rep++) {
+    alignas(16) uint32_t x32[64 * QB], g32[64 * QB];
+    alignas(16) uint16_t x16[64 * QB], g16[64 * QB];
+    for (int i = 0; i < 64 * QB; i++) {
+      const uint32_t a = rep % 7 == 0 && i % 11 == 3 ? special[next() % 8] : next();
+      const uint32_t b = rep % 5 == 0 && i % 13 == 5 ? special[next() % 8] : next();
+      x32[i] = a, g32[i] = b, x16[i] = (uint16_t)(a >> 16), g16[i] = (uint16_t)(b >> 16);
+    }
+    for (int xb = 0; xb < 2; xb++)
+      for (int gm = 0; gm < 3; gm++) {
+        const void *gp = gm == 0 ? nullptr : gm == 1 ? (const void *)g32 : (const void *)g16;
+        const XSrc src = {gp, xb == 1, true, gm == 2, true};
+        const void *row = xb ? (const void *)x16 : (const void *)x32;
+        const int t = rep % 4;
+        float va[QB][16], vb[QB][16], sa = 0.25f, sb = 0.25f;
+        const float aa = stage_load<QB, false>(row, src, 16 * t, va, &sa);
+        const float ab = stage_load<QB, true>(row, src, 16 * t, vb, &sb);
+        EXPECT(same_f32(aa, ab) && same_f32(sa, sb),
+               "QB %d rep %d x %s gamma %d: amax 0x%08x / 0x%08x, squares 0x%08x / 0x%08x", QB, rep,
+               xb ? "bf16" : "f32", gm, f32_bits(aa), f32_bits(ab), f32_bits(sa), f32_bits(sb));
+        for (int q = 0; q < QB; q++)
+          for (int j = 0; j < 16; j++)
+            EXPECT(same_f32(va[q][j], vb[q][j]), "QB %d rep %d x %s gamma %d value %d.%d: 0x%08x / 0x%08x",
+                   QB, rep, xb ? "bf16" : "f32", gm, q, j, f32_bits(va[q][j]), f32_bits(vb[q][j]));
+      }
+  }
+}
+
+START_TEST(test_stage_load_lf) {
+  check_stage_load_lf<1>(0x243f6a8885a308d3ull);
+  check_stage_load_lf<2>(0x13198a2e03707344ull);
+}
+END_TEST
+
 START_TEST(test_b2_product) {
   std::vector<uint16_t> h = {0x0000, 0x8000, 0x0001, 0x807f, 0x0080, 0x3f80, 0xbf81, 0x7f7f, 0xff7f, 0x7f80,
                              0xff80, 0x7fc0, 0x0f80, 0x1fff, 0x6000, 0x2000};
@@ -1582,6 +1631,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_norm_b2_rule, 0, QG_LAYOUT_COUNT);
   tcase_add_test(tc, test_magnitudes);
   tcase_add_test(tc, test_b3_next);
+  tcase_add_test(tc, test_stage_load_lf);
   tcase_add_test(tc, test_b2_product);
   tcase_add_test(tc, test_pack_nonfinite);
   tcase_add_test(tc, test_nf4_table_terms);

@@ -904,8 +904,8 @@ QGC_UNROLL
       float v[QB][16];
       float amax = 0.0f, qb = 0.0f;
       if (col < p.ncols) {
-        amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src,
-                              e0, v, &qb);
+        amax = stage_load<QB, stage_lf<F::kNF4, QB>()>(
+            static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src, e0, v, &qb);
       } else {
 QGC_UNROLL
         for (int q = 0; q < QB; ++q)
@@ -1061,15 +1061,23 @@ QGC_UNROLL
  * with the spill it measured 0.99-1.02x the register staging on the H200
  * for bf16 Q2_0 at m = 1, 8, 16, bench/NOTES.md v17). SWZ: the kernel's
  * B layout (sb_half). */
-template <int L, int XM, bool ASYNC, bool SWZ>
+template <int L, int XM, bool ASYNC, bool SWZ, typename H = NoHook>
 __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, char *sbG, float *sbP, float *sbQ, float *sbS,
-                                            uint8_t *sbF) {
+                                            uint8_t *sbF, H hook = H()) {
+  /* QGC_EXP_S2X: hook once by every thread, after its first (1) or last
+   * (2) pass's loads are issued; else after the staging's loads */
+  bool hooked = false;
+  const auto hook_once = [&]() {
+    if (!hooked) hooked = true, hook();
+  };
   if constexpr (XM == kI4) {
     stage_range_i4<L>(p, ph, sbB, sbP, reinterpret_cast<int *>(sbQ), sbF);
+    if (QGC_EXP_S2X) hook_once();
     return;
   }
   using F = Fmt<L>;
   constexpr int BK = F::BK, QB = F::QB, SPL = xmode_splits(XM), NEB = F::NEB;
+  constexpr bool LF = stage_lf<F::kNF4, QB>();
   const int neb_k = (int)(p.k / BK); /* scale blocks of k */
   const int nbe = p.nbe;
   const int cps = p.st_cps, groups = p.st_groups, units = groups * nbe * 4; /* cps: columns per thread */
@@ -1087,6 +1095,7 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
     int eb;
     const bool exists = staged_block(p, ph, bi, NEB, P, neb_k, eb), act = u < units && exists;
     const int64_t e0 = (int64_t)eb * BK + 16 * t;
+    const bool hook_pass = QGC_EXP_S2X == 1 ? base == 0 : base + (int)blockDim.x >= units;
     uint32_t w[QB][8];
     auto store = [&](int col) {
 QGC_UNROLL
@@ -1097,8 +1106,17 @@ QGC_UNROLL
       }
     };
     if (xmode_raw(XM)) {
+      /* LF: kDG's gamma words loaded beside x's */
+      uint32_t wg[QB][8];
+      if (QGC_EXP_S2X || LF) {
+        const char *xr = static_cast<const char *>(p.x) + (int64_t)row * p.k * 2;
+        if (act) stage_direct<QB>(xr, e0, src.x_vec, w);
+        if (LF && XM == kDG && act && row == 0) stage_direct<QB>(p.gamma, e0, src.g_vec, wg);
+        if (hook_pass) hook_once();
+      }
       if (act) {
-        stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * 2, e0, src.x_vec, w);
+        if (!QGC_EXP_S2X && !LF)
+          stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * 2, e0, src.x_vec, w);
 #if QGC_EXP_TIMELINE
         const unsigned long long tv = tl_after(__uint_as_float(w[QB - 1][7] | w[0][0]));
         if (threadIdx.x == 0) tl_stage[0] = tv;
@@ -1112,7 +1130,14 @@ QGC_UNROLL
         const float qb = block_ssq_words<QB>(w, act);
         if (act && t == 0) sbQ[bi * p.ncols + row] = qb;
         if (act && row == 0) {
-          stage_direct<QB>(p.gamma, e0, src.g_vec, w);
+          if (LF) {
+QGC_UNROLL
+            for (int q = 0; q < QB; ++q)
+QGC_UNROLL
+              for (int i = 0; i < 8; ++i) w[q][i] = wg[q][i];
+          } else {
+            stage_direct<QB>(p.gamma, e0, src.g_vec, w);
+          }
 QGC_UNROLL
           for (int q = 0; q < QB; ++q) {
             char *dst = sbG + sb_gamma(bi * QB + q, t);
@@ -1125,7 +1150,13 @@ QGC_UNROLL
     }
     float v[QB][16], amax = 0.0f, qb = 0.0f;
     if (act) {
-      amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * (p.x_bf16 ? 2 : 4), src, e0, v, &qb);
+      const char *xr = static_cast<const char *>(p.x) + (int64_t)row * p.k * (p.x_bf16 ? 2 : 4);
+      if constexpr (QGC_EXP_S2X != 0)
+        amax = stage_load<QB, LF>(xr, src, e0, v, &qb, [&]() {
+          if (hook_pass) hook_once();
+        });
+      else
+        amax = stage_load<QB, LF>(xr, src, e0, v, &qb);
 #if QGC_EXP_TIMELINE
       const unsigned long long tv = tl_after(v[QB - 1][15] + v[0][0]);
       if (threadIdx.x == 0) tl_stage[0] = tv;
@@ -1137,6 +1168,7 @@ QGC_UNROLL
 QGC_UNROLL
         for (int j = 0; j < 16; ++j) v[q][j] = 0.0f;
     }
+    if (QGC_EXP_S2X && hook_pass) hook_once();
     if (p.gamma != nullptr) {
       qb += __shfl_xor_sync(0xffffffffu, qb, 1);
       qb += __shfl_xor_sync(0xffffffffu, qb, 2);
@@ -1175,6 +1207,7 @@ QGC_NO_UNROLL
 #endif
     }
   }
+  if (QGC_EXP_S2X) hook_once();
   if (XM == kDirect || p.gamma == nullptr) return;
   /* With all of k staged, the kernel adds the sums after its barrier
    * (matvec_kernel); in phases, before the phase's B is replaced. */
@@ -1230,7 +1263,8 @@ __device__ __forceinline__ void stage_range_i4(const Params &p, int ph, char *sb
     const bool exists = staged_block(p, ph, bi, NEB, P, neb_k, eb), act = u < units && exists;
     float v[QB][16], amax = 0.0f, qb = 0.0f;
     if (act) {
-      amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)a * p.k * 2, src, (int64_t)eb * BK + 16 * t, v, &qb);
+      amax = stage_load<QB, stage_lf<false, QB>()>(static_cast<const char *>(p.x) + (int64_t)a * p.k * 2, src,
+                                                  (int64_t)eb * BK + 16 * t, v, &qb);
     } else {
 QGC_UNROLL
       for (int q = 0; q < QB; ++q)
@@ -1401,14 +1435,21 @@ QGC_UNROLL
         *sbS = reinterpret_cast<float *>(smem + sp.sbS);
   uint8_t *sbF = reinterpret_cast<uint8_t *>(smem + sp.sbF);
   constexpr bool SWZ = sb_swizzled(NG, T);
-  if (BS && !phased) stage_range<L, XM, MAXW <= kMaxWarps, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+  constexpr bool ASYNC = MAXW <= kMaxWarps;
+  const auto ring_rest = [&]() { prologue(p.early, S); };
+  if (BS && !phased) {
+    if constexpr (QGC_EXP_S2X != 0)
+      stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF, ring_rest);
+    else
+      stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+  }
   __syncthreads(); /* the table, B and the barriers are ready */
   QGC_TL(2);
 #if QGC_EXP_TIMELINE
   if (threadIdx.x == 0)
     for (int i = 0; i < 4; ++i) tl_rec[12 + i] = tl_stage[i];
 #endif
-  prologue(p.early, S);
+  if (QGC_EXP_S2X == 0 || !BS || phased) ring_rest();
   /* Only the epilogue reads the norm's sums of squares, after the
    * combine's barriers: added here (the same order, the same bits), they
    * overlap the other warps' first chunks instead of holding every warp

@@ -82,18 +82,12 @@ __device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
 #endif
 }
 /* The weight stream is evict-first in L2 (the tiles' bulk copies, the LUT
- * kernel's code loads): read once a call, it no longer pushes out what is
- * read again soon, B and the k-split's partial sums. On the H100 0.90-1.00x
+ * kernel's code and scale loads): read once a call, it no longer pushes
+ * out what is read again soon, B and the k-split's partial sums. On the H100 0.90-1.00x
  * the time, most where B is large (batched NF4), nowhere slower
  * (bench/NOTES.md v51). 0: the default policy, for A/B runs. */
 #ifndef QGC_EXP_WEF
 #define QGC_EXP_WEF 1
-#endif
-/* QGC_EXP_WEF2 (experiment, default off): the LUT's scale loads and L2
- * prefetch and the share form's weight loads under that policy too
- * (bench/NOTES.md v52). */
-#ifndef QGC_EXP_WEF2
-#define QGC_EXP_WEF2 0
 #endif
 __device__ __forceinline__ uint64_t l2_evict_first_policy() {
   uint64_t pol = 0;

@@ -52,10 +52,29 @@
 
 namespace qgc {
 
+/* Experiment (off in the library): with B per CTA and all of k staged,
+ * the ring's later stages are issued once every thread has issued its
+ * first (1) or last (2) pass's loads of x, not after the staging's
+ * barrier, so that the weights flow during the staging with x's loads
+ * ahead of them in the memory system. x's vector loads are then volatile,
+ * so that the compiler keeps them before the bulk copies. On the H100 (1)
+ * was slower than the library at 14 of 20 m = 1 cases (up to 1.09x);
+ * with QGC_EXP_EARLY=0 (no stage before the wait) 0.90-0.96x with f32 x
+ * or the norm at 4096 x 4096 and up to 1.17x slower elsewhere
+ * (bench/NOTES.md v52): the lead for a plan rule by shape and mode. */
+#ifndef QGC_EXP_S2X
+#define QGC_EXP_S2X 0
+#endif
+
 /* 16 bytes of activations: one vector load where aligned (the read-only
  * path: every warp and CTA reads x), else halves. */
 QGC_HD uint4 ld_x16(const void *p, bool vec) {
 #ifdef __CUDA_ARCH__
+  if (QGC_EXP_S2X && vec) {
+    uint4 v;
+    asm volatile("ld.global.nc.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+  }
   if (vec) return __ldg(reinterpret_cast<const uint4 *>(p));
   const unsigned short *h = reinterpret_cast<const unsigned short *>(p);
   uint32_t w[4];
@@ -68,6 +87,52 @@ QGC_UNROLL
   memcpy(&r, p, 16);
   return r;
 #endif
+}
+
+/* Q2_0 g64's staging on sm_90 issues every load of x and gamma a thread
+ * makes before it converts any of them (stage_load's LF, and kDG's gamma
+ * words beside x's): 0.95-0.99x the time of Q2_0 g64 at m = 1 with f32 x
+ * or the norm at the middle and small shapes on the H100, where NF4's
+ * took 1.005-1.04x (bench/NOTES.md v52; batched not timed). The same
+ * values, the same bits. Not g128 (two 64-k parts a lane: on sm_90 up to
+ * 344 bytes of spill) and not sm_121 (g64 up to 1292 bytes): neither
+ * measured. 0: the old order everywhere, for A/B runs. */
+#ifndef QGC_EXP_LF
+#define QGC_EXP_LF 1
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1000
+#define QGC_LF_ARCH 1
+#else
+#define QGC_LF_ARCH 0
+#endif
+/* Whether a layout's staging takes LF. */
+template <bool NF4, int QB>
+QGC_HD constexpr bool stage_lf() {
+  return QGC_EXP_LF && QGC_LF_ARCH && !NF4 && QB == 1;
+}
+
+/* load16 in two steps (stage_load's LF): the raw words (bf16: r[0..1]),
+ * then the values. */
+QGC_HD void load16_raw(const void *row, int64_t e0, bool bf16, bool vec, uint4 (&r)[4]) {
+  const char *p = static_cast<const char *>(row) + e0 * (bf16 ? 2 : 4);
+QGC_UNROLL
+  for (int i = 0; i < 4; ++i)
+    if (i < 2 || !bf16) r[i] = ld_x16(p + 16 * i, vec);
+}
+QGC_HD void unpack16(const uint4 (&r)[4], bool bf16, float (&v)[16]) {
+QGC_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t w[4] = {r[i].x, r[i].y, r[i].z, r[i].w};
+QGC_UNROLL
+    for (int j = 0; j < 4; ++j) {
+      if (bf16 && i < 2) {
+        v[8 * i + 2 * j] = bits_f32(w[j] << 16);
+        v[8 * i + 2 * j + 1] = bits_f32(w[j] & 0xffff0000u);
+      } else if (!bf16) {
+        v[4 * i + j] = bits_f32(w[j]);
+      }
+    }
+  }
 }
 
 /* 16 elements (f32 or bf16) at element e0 of a row. */
@@ -112,25 +177,58 @@ struct XSrc {
   bool x_bf16, x_vec, g_bf16, g_vec;
 };
 
+struct NoHook {
+  QGC_HD void operator()() const {}
+};
 /* Step 1 of the terms: the lane's values (times gamma) and their largest
- * magnitude; *ss gets the squares of x added in element order (norm). */
-template <int QB>
-QGC_HD float stage_load(const void *row, const XSrc &s, int64_t e0, float (&v)[QB][16], float *ss) {
+ * magnitude; *ss gets the squares of x added in element order (norm).
+ * LF: every load of x and gamma issued before any is converted, the same
+ * values (QGC_EXP_LF). hook: called once the first part's loads are
+ * issued (QGC_EXP_S2X). */
+template <int QB, bool LF = false, typename H = NoHook>
+QGC_HD float stage_load(const void *row, const XSrc &s, int64_t e0, float (&v)[QB][16], float *ss, H hook = H()) {
   float amax = 0.0f;
+  if constexpr (LF) {
+    uint4 xr[QB][4], gr[QB][4];
 QGC_UNROLL
-  for (int q = 0; q < QB; ++q) {
-    load16(row, e0 + 64 * q, s.x_bf16, s.x_vec, v[q]);
-    if (s.gamma != nullptr) {
-      float gm[16];
-      load16(s.gamma, e0 + 64 * q, s.g_bf16, s.g_vec, gm);
-QGC_UNROLL
-      for (int j = 0; j < 16; ++j) {
-        *ss = fmaf(v[q][j], v[q][j], *ss);
-        v[q][j] *= gm[j];
-      }
+    for (int q = 0; q < QB; ++q) {
+      load16_raw(row, e0 + 64 * q, s.x_bf16, s.x_vec, xr[q]);
+      if (s.gamma != nullptr) load16_raw(s.gamma, e0 + 64 * q, s.g_bf16, s.g_vec, gr[q]);
     }
+    hook();
 QGC_UNROLL
-    for (int j = 0; j < 16; ++j) amax = fmaxf(amax, fabsf(v[q][j]));
+    for (int q = 0; q < QB; ++q) {
+      unpack16(xr[q], s.x_bf16, v[q]);
+      if (s.gamma != nullptr) {
+        float gm[16];
+        unpack16(gr[q], s.g_bf16, gm);
+QGC_UNROLL
+        for (int j = 0; j < 16; ++j) {
+          *ss = fmaf(v[q][j], v[q][j], *ss);
+          v[q][j] *= gm[j];
+        }
+      }
+QGC_UNROLL
+      for (int j = 0; j < 16; ++j) amax = fmaxf(amax, fabsf(v[q][j]));
+    }
+  } else {
+QGC_UNROLL
+    for (int q = 0; q < QB; ++q) {
+      load16(row, e0 + 64 * q, s.x_bf16, s.x_vec, v[q]);
+      float gm[16];
+      if (QGC_EXP_S2X && s.gamma != nullptr) load16(s.gamma, e0 + 64 * q, s.g_bf16, s.g_vec, gm);
+      if (q == 0) hook();
+      if (s.gamma != nullptr) {
+        if (!QGC_EXP_S2X) load16(s.gamma, e0 + 64 * q, s.g_bf16, s.g_vec, gm);
+QGC_UNROLL
+        for (int j = 0; j < 16; ++j) {
+          *ss = fmaf(v[q][j], v[q][j], *ss);
+          v[q][j] *= gm[j];
+        }
+      }
+QGC_UNROLL
+      for (int j = 0; j < 16; ++j) amax = fmaxf(amax, fabsf(v[q][j]));
+    }
   }
   return amax;
 }

@@ -56,15 +56,13 @@ __device__ __forceinline__ float lut_lookup(uint32_t word, uint32_t lane_base) {
   return t;
 }
 
-__device__ __forceinline__ void lut_prefetch_l2(const void *p, uint32_t bytes, uint64_t pol) {
+/* The default policy: under evict-first the kernels that take the
+ * prefetch were 1.005-1.008x slower on the H100 (bench/NOTES.md v52). */
+__device__ __forceinline__ void lut_prefetch_l2(const void *p, uint32_t bytes) {
 #if QGC_SM90_ASM
-  if (QGC_EXP_WEF2)
-    asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;" ::"l"(p), "r"(bytes), "l"(pol)
-                 : "memory");
-  else
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
 #else
-  (void)p, (void)bytes, (void)pol;
+  (void)p, (void)bytes;
 #endif
 }
 
@@ -85,11 +83,13 @@ __device__ __forceinline__ uint4 lut_ldg_stream(const uint4 *p, uint64_t pol) {
                : "l"(p));
   return v;
 }
-/* A row group's four scales of one block, widened (exactly) to f32. */
+/* A row group's four scales of one block, widened (exactly) to f32;
+ * under the weight stream's policy pol too (QGC_EXP_WEF: NF4 at the large
+ * shapes 0.96-0.98x the time on the H100, bench/NOTES.md v52). */
 template <bool F16>
 __device__ __forceinline__ float4 lut_ldg_scales(const void *base, size_t i, uint64_t pol) {
 #if QGC_SM90_ASM
-  if (QGC_EXP_WEF2) {
+  if (QGC_EXP_WEF) {
     if constexpr (F16) {
       uint2 v;
       asm volatile("ld.global.nc.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
@@ -242,9 +242,9 @@ __global__ void __launch_bounds__(kLutThreads, 1) lut_kernel(LutParams p) {
     if (c >= c_end) return;
     const size_t g0 = (size_t)c * ngroups + (size_t)(row0 + b * kLutWarps * kLutBatch) / QGC_LUT_GROUP_ROWS;
     constexpr int groups = kLutWarps * kLutBatch / QGC_LUT_GROUP_ROWS;
-    lut_prefetch_l2(p.codes + g0 * 32, groups * 32 * 16, wpol);
+    lut_prefetch_l2(p.codes + g0 * 32, groups * 32 * 16);
     lut_prefetch_l2(static_cast<const unsigned char *>(p.scales) + g0 * NBLK * 4 * kScaleBytes,
-                    groups * NBLK * 4 * kScaleBytes, wpol);
+                    groups * NBLK * 4 * kScaleBytes);
   };
   if (PF > 0 && threadIdx.x == 0)
     for (int t = 1; t < PF; ++t) prefetch(t);

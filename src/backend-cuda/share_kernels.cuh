@@ -73,18 +73,7 @@ __device__ __forceinline__ void share_issue(uint4 (&b)[kShareU], ShareCur &c, co
 #pragma unroll
   for (int u = 0; u < kShareU; ++u) {
     b[u] = make_uint4(0u, 0u, 0u, 0u);
-    if (c.i < p.items && c.pi * p.rp + r < nr && c.j * p.kparts + q < p.nkw) {
-#if QGC_SM90_ASM
-      if (QGC_EXP_WEF2) {
-        uint64_t pol; /* not volatile: hoisted out of the loop */
-        asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(pol));
-        asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0,%1,%2,%3}, [%4], %5;"
-                     : "=r"(b[u].x), "=r"(b[u].y), "=r"(b[u].z), "=r"(b[u].w)
-                     : "l"(gp + (size_t)c.i * T), "l"(pol));
-      } else
-#endif
-        b[u] = __ldg(gp + (size_t)c.i * T);
-    }
+    if (c.i < p.items && c.pi * p.rp + r < nr && c.j * p.kparts + q < p.nkw) b[u] = __ldg(gp + (size_t)c.i * T);
     share_step(c, p.jw);
   }
 }
