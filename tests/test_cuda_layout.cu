@@ -1484,14 +1484,14 @@ END_TEST
  * negative product under 2^-126, -0) for every pair of bit-pattern
  * classes, so two terms (kB2) carry the whole product: zeros, subnormals,
  * normals, the extremes, infinities and NaNs. */
-/* stage_load's LF order (Q2_0's: every load before any conversion) gives
- * the same values, largest magnitude and sum of squares as the order that
- * converts each load as it comes, bit for bit (a NaN's payload aside: the
- * host keeps one operand's, which the compiler may swap; the GPU's is
- * canonical): f32 and bf16 x, no gamma, f32 and bf16 gamma, one and two
- * 64-k parts, values of every class. */
+/* stage_load's LF orders (every load before any conversion, or those of
+ * each 64-k part) give the same values, largest magnitude and sum of
+ * squares as the order that converts each load as it comes, bit for bit
+ * (a NaN's payload aside: the host keeps one operand's, which the
+ * compiler may swap; the GPU's is canonical): f32 and bf16 x, no gamma,
+ * f32 and bf16 gamma, one and two 64-k parts, values of every class. */
 static bool same_f32(float a, float b) { return f32_bits(a) == f32_bits(b) || (a != a && b != b); }
-template <int QB>
+template <int QB, int LF>
 static void check_stage_load_lf(uint64_t seed) {
   uint64_t z = seed;
   auto next = [&]() {
@@ -1514,8 +1514,8 @@ static void check_stage_load_lf(uint64_t seed) {
         const void *row = xb ? (const void *)x16 : (const void *)x32;
         const int t = rep % 4;
         float va[QB][16], vb[QB][16], sa = 0.25f, sb = 0.25f;
-        const float aa = stage_load<QB, false>(row, src, 16 * t, va, &sa);
-        const float ab = stage_load<QB, true>(row, src, 16 * t, vb, &sb);
+        const float aa = stage_load<QB, 0>(row, src, 16 * t, va, &sa);
+        const float ab = stage_load<QB, LF>(row, src, 16 * t, vb, &sb);
         EXPECT(same_f32(aa, ab) && same_f32(sa, sb),
                "QB %d rep %d x %s gamma %d: amax 0x%08x / 0x%08x, squares 0x%08x / 0x%08x", QB, rep,
                xb ? "bf16" : "f32", gm, f32_bits(aa), f32_bits(ab), f32_bits(sa), f32_bits(sb));
@@ -1528,8 +1528,10 @@ static void check_stage_load_lf(uint64_t seed) {
 }
 
 START_TEST(test_stage_load_lf) {
-  check_stage_load_lf<1>(0x243f6a8885a308d3ull);
-  check_stage_load_lf<2>(0x13198a2e03707344ull);
+  check_stage_load_lf<1, 1>(0x243f6a8885a308d3ull);
+  check_stage_load_lf<2, 1>(0x13198a2e03707344ull);
+  check_stage_load_lf<1, 2>(0xa4093822299f31d0ull);
+  check_stage_load_lf<2, 2>(0x082efa98ec4e6c89ull);
 }
 END_TEST
 

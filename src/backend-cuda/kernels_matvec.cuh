@@ -904,8 +904,8 @@ QGC_UNROLL
       float v[QB][16];
       float amax = 0.0f, qb = 0.0f;
       if (col < p.ncols) {
-        amax = stage_load<QB, stage_lf<F::kNF4, QB>()>(
-            static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src, e0, v, &qb);
+        amax = stage_load<QB>(static_cast<const char *>(p.x) + (int64_t)(col / SPL) * p.k * (p.x_bf16 ? 2 : 4), src,
+                              e0, v, &qb);
       } else {
 QGC_UNROLL
         for (int q = 0; q < QB; ++q)
@@ -1077,7 +1077,7 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
   }
   using F = Fmt<L>;
   constexpr int BK = F::BK, QB = F::QB, SPL = xmode_splits(XM), NEB = F::NEB;
-  constexpr bool LF = stage_lf<F::kNF4, QB>();
+  constexpr int LF = stage_lf<F::kNF4, QB>();
   const int neb_k = (int)(p.k / BK); /* scale blocks of k */
   const int nbe = p.nbe;
   const int cps = p.st_cps, groups = p.st_groups, units = groups * nbe * 4; /* cps: columns per thread */
@@ -1106,16 +1106,17 @@ QGC_UNROLL
       }
     };
     if (xmode_raw(XM)) {
-      /* LF: kDG's gamma words loaded beside x's */
+      /* LF: kDG's gamma words loaded beside x's (direct has x's alone) */
+      constexpr bool LFG = LF && XM == kDG;
       uint32_t wg[QB][8];
-      if (QGC_EXP_S2X || LF) {
+      if (QGC_EXP_S2X || LFG) {
         const char *xr = static_cast<const char *>(p.x) + (int64_t)row * p.k * 2;
         if (act) stage_direct<QB>(xr, e0, src.x_vec, w);
-        if (LF && XM == kDG && act && row == 0) stage_direct<QB>(p.gamma, e0, src.g_vec, wg);
+        if (LFG && act && row == 0) stage_direct<QB>(p.gamma, e0, src.g_vec, wg);
         if (hook_pass) hook_once();
       }
       if (act) {
-        if (!QGC_EXP_S2X && !LF)
+        if (!QGC_EXP_S2X && !LFG)
           stage_direct<QB>(static_cast<const char *>(p.x) + (int64_t)row * p.k * 2, e0, src.x_vec, w);
 #if QGC_EXP_TIMELINE
         const unsigned long long tv = tl_after(__uint_as_float(w[QB - 1][7] | w[0][0]));
@@ -1130,7 +1131,7 @@ QGC_UNROLL
         const float qb = block_ssq_words<QB>(w, act);
         if (act && t == 0) sbQ[bi * p.ncols + row] = qb;
         if (act && row == 0) {
-          if (LF) {
+          if (LFG) {
 QGC_UNROLL
             for (int q = 0; q < QB; ++q)
 QGC_UNROLL

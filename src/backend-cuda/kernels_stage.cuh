@@ -89,14 +89,16 @@ QGC_UNROLL
 #endif
 }
 
-/* Q2_0 g64's staging on sm_90 issues every load of x and gamma a thread
- * makes before it converts any of them (stage_load's LF, and kDG's gamma
- * words beside x's): 0.95-0.99x the time of Q2_0 g64 at m = 1 with f32 x
- * or the norm at the middle and small shapes on the H100, where NF4's
- * took 1.005-1.04x (bench/NOTES.md v52; batched not timed). The same
- * values, the same bits. Not g128 (two 64-k parts a lane: on sm_90 up to
- * 344 bytes of spill) and not sm_121 (g64 up to 1292 bytes): neither
- * measured. 0: the old order everywhere, for A/B runs. */
+/* Q2_0 g64's staging with B per CTA on sm_90 issues every load of x and
+ * gamma a thread makes before it converts any of them (stage_load's LF,
+ * and kDG's gamma words beside x's): 0.95-0.99x the time of Q2_0 g64 at
+ * m = 1 with f32 x or the norm at the middle and small shapes on the
+ * H100, where NF4's took 1.005-1.04x (bench/NOTES.md v52; the large
+ * shapes and batched calls not timed). The same values, the same bits.
+ * Not g128 (two 64-k parts a lane: on sm_90 up to 344 bytes of spill)
+ * and not sm_121 (g64 up to 1292 bytes): neither measured. B per warp
+ * and the direct mode keep the old order. 0: the old order everywhere,
+ * for A/B runs. */
 #ifndef QGC_EXP_LF
 #define QGC_EXP_LF 1
 #endif
@@ -105,10 +107,16 @@ QGC_UNROLL
 #else
 #define QGC_LF_ARCH 0
 #endif
-/* Whether a layout's staging takes LF. */
+/* Experiment (off): g128 loads first a 64-k part at a time (stage_load's
+ * LF 2), which holds one part's raw words as g64 does, not two. */
+#ifndef QGC_EXP_LF128
+#define QGC_EXP_LF128 0
+#endif
+/* A layout's staging order: 0 each load converted as it comes, 1 every
+ * load first, 2 every load of a 64-k part first. */
 template <bool NF4, int QB>
-QGC_HD constexpr bool stage_lf() {
-  return QGC_EXP_LF && QGC_LF_ARCH && !NF4 && QB == 1;
+QGC_HD constexpr int stage_lf() {
+  return !(QGC_EXP_LF && QGC_LF_ARCH) || NF4 ? 0 : QB == 1 ? 1 : QGC_EXP_LF128 ? 2 : 0;
 }
 
 /* load16 in two steps (stage_load's LF): the raw words (bf16: r[0..1]),
@@ -182,13 +190,33 @@ struct NoHook {
 };
 /* Step 1 of the terms: the lane's values (times gamma) and their largest
  * magnitude; *ss gets the squares of x added in element order (norm).
- * LF: every load of x and gamma issued before any is converted, the same
- * values (QGC_EXP_LF). hook: called once the first part's loads are
+ * LF (stage_lf): 1 every load of x and gamma issued before any is
+ * converted, 2 those of each 64-k part; the same values (QGC_EXP_LF). hook: called once the first part's loads are
  * issued (QGC_EXP_S2X). */
-template <int QB, bool LF = false, typename H = NoHook>
+template <int QB, int LF = 0, typename H = NoHook>
 QGC_HD float stage_load(const void *row, const XSrc &s, int64_t e0, float (&v)[QB][16], float *ss, H hook = H()) {
   float amax = 0.0f;
-  if constexpr (LF) {
+  if constexpr (LF == 2) {
+QGC_UNROLL
+    for (int q = 0; q < QB; ++q) {
+      uint4 xr[4], gr[4];
+      load16_raw(row, e0 + 64 * q, s.x_bf16, s.x_vec, xr);
+      if (s.gamma != nullptr) load16_raw(s.gamma, e0 + 64 * q, s.g_bf16, s.g_vec, gr);
+      if (q == 0) hook();
+      unpack16(xr, s.x_bf16, v[q]);
+      if (s.gamma != nullptr) {
+        float gm[16];
+        unpack16(gr, s.g_bf16, gm);
+QGC_UNROLL
+        for (int j = 0; j < 16; ++j) {
+          *ss = fmaf(v[q][j], v[q][j], *ss);
+          v[q][j] *= gm[j];
+        }
+      }
+QGC_UNROLL
+      for (int j = 0; j < 16; ++j) amax = fmaxf(amax, fabsf(v[q][j]));
+    }
+  } else if constexpr (LF == 1) {
     uint4 xr[QB][4], gr[QB][4];
 QGC_UNROLL
     for (int q = 0; q < QB; ++q) {
