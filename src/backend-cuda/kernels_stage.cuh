@@ -191,8 +191,10 @@ struct NoHook {
 /* Step 1 of the terms: the lane's values (times gamma) and their largest
  * magnitude; *ss gets the squares of x added in element order (norm).
  * LF (stage_lf): 1 every load of x and gamma issued before any is
- * converted, 2 those of each 64-k part; the same values (QGC_EXP_LF). hook: called once the first part's loads are
- * issued (QGC_EXP_S2X). */
+ * converted, 2 those of each 64-k part; the same values (QGC_EXP_LF).
+ * Three copies of the same steps in three orders: one shared helper
+ * changed the PTX of every kernel (v52). hook: called once the first
+ * part's loads are issued (QGC_EXP_S2X). */
 template <int QB, int LF = 0, typename H = NoHook>
 QGC_HD float stage_load(const void *row, const XSrc &s, int64_t e0, float (&v)[QB][16], float *ss, H hook = H()) {
   float amax = 0.0f;
