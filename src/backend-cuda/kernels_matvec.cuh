@@ -1095,7 +1095,7 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
     int eb;
     const bool exists = staged_block(p, ph, bi, NEB, P, neb_k, eb), act = u < units && exists;
     const int64_t e0 = (int64_t)eb * BK + 16 * t;
-    const bool hook_pass = QGC_EXP_S2X == 1 ? base == 0 : base + (int)blockDim.x >= units;
+    const bool hook_pass = QGC_EXP_S2X == 1 || QGC_EXP_S2X == 3 ? base == 0 : base + (int)blockDim.x >= units;
     uint32_t w[QB][8];
     auto store = [&](int col) {
 QGC_UNROLL
@@ -1438,9 +1438,15 @@ QGC_UNROLL
   constexpr bool SWZ = sb_swizzled(NG, T);
   constexpr bool ASYNC = MAXW <= kMaxWarps;
   const auto ring_rest = [&]() { prologue(p.early, S); };
+  /* QGC_EXP_S2X 3: the hook issues the ring only where the plan put no
+   * stage before the wait */
+  const bool s2x_here = QGC_EXP_S2X != 0 && (QGC_EXP_S2X != 3 || p.early == 0);
+  const auto ring_hook = [&]() {
+    if (s2x_here) ring_rest();
+  };
   if (BS && !phased) {
     if constexpr (QGC_EXP_S2X != 0)
-      stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF, ring_rest);
+      stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF, ring_hook);
     else
       stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
   }
@@ -1450,7 +1456,7 @@ QGC_UNROLL
   if (threadIdx.x == 0)
     for (int i = 0; i < 4; ++i) tl_rec[12 + i] = tl_stage[i];
 #endif
-  if (QGC_EXP_S2X == 0 || !BS || phased) ring_rest();
+  if (!s2x_here || !BS || phased) ring_rest();
   /* Only the epilogue reads the norm's sums of squares, after the
    * combine's barriers: added here (the same order, the same bits), they
    * overlap the other warps' first chunks instead of holding every warp

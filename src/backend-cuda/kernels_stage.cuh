@@ -61,7 +61,10 @@ namespace qgc {
  * was slower than the library at 14 of 20 m = 1 cases (up to 1.09x);
  * with QGC_EXP_EARLY=0 (no stage before the wait) 0.90-0.96x with f32 x
  * or the norm at 4096 x 4096 and up to 1.17x slower elsewhere
- * (bench/NOTES.md v52): the lead for a plan rule by shape and mode. */
+ * (bench/NOTES.md v52): the lead for a plan rule by shape and mode.
+ * 3: that rule (matvec_plan.h): no stage before the wait and the ring
+ * after x's first loads for f32 x where a warp's whole stream fits its
+ * ring; the library's order elsewhere (written in v52, not run). */
 #ifndef QGC_EXP_S2X
 #define QGC_EXP_S2X 0
 #endif

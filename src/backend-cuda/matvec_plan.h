@@ -575,6 +575,13 @@ void qgc_plan_layout(qgc_plan *pl, const qgc_layout *Lw, const qg_matvec_args *a
   p.G = pl->G;
   p.KS = KS;
   p.early = bs ? (QGC_EXP_EARLY >= 0 ? QGC_EXP_EARLY : 1) : kStages;
+  /* QGC_EXP_S2X 3 (experiment, kernels_stage.cuh): f32 x with all of k's
+   * B per CTA where a warp's whole stream fits its ring takes no stage
+   * before the wait and the ring after x's first loads (v52: 0.90-0.96x
+   * at 4096 x 4096 with f32 x, slower with bf16 x or more chunks) */
+  if (QGC_EXP_S2X == 3 && bs && phases <= 1 && a->x_dtype == QGEMV_F32 && pl->kc.grid > 0 &&
+      (p.nch + KS - 1) / KS * ((units + pl->kc.grid - 1) / pl->kc.grid) <= kStages)
+    p.early = 0;
   p.phases = bs ? phases : 1;
   while ((1 << p.ks_shift) < KS) ++p.ks_shift; /* KS: a power of two (the plan's and QGEMV_CUDA_PLAN's) */
   p.P = qgc::phase_chunks(p.nch, KS, p.phases);
