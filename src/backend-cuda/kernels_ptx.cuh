@@ -83,9 +83,9 @@ __device__ __forceinline__ void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
 }
 /* The weight stream is evict-first in L2 (the tiles' bulk copies, the LUT
  * kernel's code and scale loads): read once a call, it no longer pushes
- * out what is read again soon, B and the k-split's partial sums. On the H100 0.90-1.00x
- * the time, most where B is large (batched NF4), nowhere slower
- * (bench/NOTES.md v51). 0: the default policy, for A/B runs. */
+ * out what is read again soon, B and the k-split's partial sums. On the
+ * H100 0.90-1.00x the time, most where B is large (batched NF4), nowhere
+ * slower (bench/NOTES.md v51, v52). 0: the default policy, for A/B runs. */
 #ifndef QGC_EXP_WEF
 #define QGC_EXP_WEF 1
 #endif
