@@ -88,37 +88,27 @@ __device__ __forceinline__ uint4 lut_ldg_stream(const uint4 *p, uint64_t pol) {
  * shapes 0.96-0.98x the time on the H100, bench/NOTES.md v52). */
 template <bool F16>
 __device__ __forceinline__ float4 lut_ldg_scales(const void *base, size_t i, uint64_t pol) {
-#if QGC_SM90_ASM
-  if (QGC_EXP_WEF) {
-    if constexpr (F16) {
-      uint2 v;
-      asm volatile("ld.global.nc.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;"
-                   : "=r"(v.x), "=r"(v.y)
-                   : "l"(static_cast<const uint2 *>(base) + i), "l"(pol));
-      const float2 a = __half22float2(*reinterpret_cast<const __half2 *>(&v.x));
-      const float2 b = __half22float2(*reinterpret_cast<const __half2 *>(&v.y));
-      return make_float4(a.x, a.y, b.x, b.y);
-    } else {
-      float4 v;
-      asm volatile("ld.global.nc.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
-                   : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                   : "l"(static_cast<const float4 *>(base) + i), "l"(pol));
-      return v;
-    }
-  }
-#endif
   (void)pol;
+  const bool hint = QGC_SM90_ASM && QGC_EXP_WEF;
   if constexpr (F16) {
+    const uint2 *p = static_cast<const uint2 *>(base) + i;
     uint2 v;
-    asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(static_cast<const uint2 *>(base) + i));
+    if (hint)
+      asm volatile("ld.global.nc.L2::cache_hint.v2.u32 {%0,%1}, [%2], %3;" : "=r"(v.x), "=r"(v.y) : "l"(p), "l"(pol));
+    else
+      asm volatile("ld.global.nc.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
     const float2 a = __half22float2(*reinterpret_cast<const __half2 *>(&v.x));
     const float2 b = __half22float2(*reinterpret_cast<const __half2 *>(&v.y));
     return make_float4(a.x, a.y, b.x, b.y);
   } else {
+    const float4 *p = static_cast<const float4 *>(base) + i;
     float4 v;
-    asm volatile("ld.global.nc.v4.f32 {%0,%1,%2,%3}, [%4];"
-                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-                 : "l"(static_cast<const float4 *>(base) + i));
+    if (hint)
+      asm volatile("ld.global.nc.L2::cache_hint.v4.f32 {%0,%1,%2,%3}, [%4], %5;"
+                   : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                   : "l"(p), "l"(pol));
+    else
+      asm volatile("ld.global.nc.v4.f32 {%0,%1,%2,%3}, [%4];" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "l"(p));
     return v;
   }
 }
