@@ -198,6 +198,14 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 #ifndef QGC_EXP_EARLY
 #define QGC_EXP_EARLY (-1)
 #endif
+/* Experiment: with B per CTA in phases, the first unit's phase 0 staged
+ * before the ring's stages after the first are issued, as all of k's B
+ * is, where now its x loads queue behind the whole ring (Q2_0 f32 x at
+ * 8192 x 28672: 5.6 us to the first chunk against bf16's 0.6, v52's
+ * timeline). The same staging, the same bits. */
+#ifndef QGC_EXP_PH0
+#define QGC_EXP_PH0 0
+#endif
 /* Experiment: Q2_0's three bf16 terms (f32 x, the norm) in a wide kernel
  * of their own too (Kernels<L>::fn<37>): g64 2% faster at 28672 x 8192 on
  * the H200, g128 12-18% slower (it spills; bench/NOTES.md v14). */
@@ -1444,11 +1452,15 @@ QGC_UNROLL
   const auto ring_hook = [&]() {
     if (s2x_here) ring_rest();
   };
+  /* QGC_EXP_PH0: the first unit's phase 0 before the ring's rest */
+  const bool ph0_early = QGC_EXP_PH0 && phased && iters > 0;
   if (BS && !phased) {
     if constexpr (QGC_EXP_S2X != 0)
       stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF, ring_hook);
     else
       stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+  } else if (ph0_early) {
+    stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
   }
   __syncthreads(); /* the table, B and the barriers are ready */
   QGC_TL(2);
@@ -1475,7 +1487,7 @@ QGC_UNROLL
     for (int G = 0; G < NG; ++G) cx.ss[G] = 0.0f;
 
     for (int ph = 0; ph < R; ++ph) {
-      if (phased) {
+      if (phased && !(ph0_early && it == 0 && ph == 0)) {
         __syncthreads(); /* every warp is done with the previous phase's B */
         stage_range<L, XM, MAXW <= kMaxWarps, SWZ>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
         __syncthreads();
