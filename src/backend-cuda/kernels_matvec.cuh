@@ -198,14 +198,23 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
 #ifndef QGC_EXP_EARLY
 #define QGC_EXP_EARLY (-1)
 #endif
-/* Experiment: with B per CTA in phases, the first unit's phase 0 staged
- * before the ring's stages after the first are issued, as all of k's B
- * is, where now its x loads queue behind the whole ring (Q2_0 f32 x at
- * 8192 x 28672: 5.6 us to the first chunk against bf16's 0.6, v52's
- * timeline). The same staging, the same bits. */
+/* With B per CTA in phases, the first unit's phase 0 is staged before
+ * the ring's stages after the first are issued, as all of k's B is, not
+ * behind the whole ring (v52's timeline: Q2_0 f32 x at 8192 x 28672 took
+ * 5.6 us to its first chunk against bf16's 0.6). On the H100 (v53) NF4
+ * f32 at 8192 x 28672 took 0.96x (m = 1) and 0.98x (m = 8), Q2_0 g64 f32
+ * with one tile per warp and one column group 0.98x at m = 1; Q2_0 g64's
+ * three-column-group kernel 1.03-1.04x at m = 8 and 16 (with the loads
+ * first, where it spills). So on sm_90, NF4 and Q2_0 g64's kernels of one
+ * tile and one column group; g128 and sm_121 not measured. The same
+ * staging, the same bits. 0: nowhere, for A/B runs. */
 #ifndef QGC_EXP_PH0
-#define QGC_EXP_PH0 0
+#define QGC_EXP_PH0 1
 #endif
+template <bool NF4, int QB, int NG, int T>
+__host__ __device__ constexpr bool phase0_early() {
+  return QGC_EXP_PH0 && QGC_LF_ARCH && (NF4 || (QB == 1 && NG == 1 && T == 1));
+}
 /* Experiment: Q2_0's three bf16 terms (f32 x, the norm) in a wide kernel
  * of their own too (Kernels<L>::fn<37>): g64 2% faster at 28672 x 8192 on
  * the H200, g128 12-18% slower (it spills; bench/NOTES.md v14). */
@@ -1069,7 +1078,7 @@ QGC_UNROLL
  * with the spill it measured 0.99-1.02x the register staging on the H200
  * for bf16 Q2_0 at m = 1, 8, 16, bench/NOTES.md v17). SWZ: the kernel's
  * B layout (sb_half). */
-template <int L, int XM, bool ASYNC, bool SWZ, typename H = NoHook>
+template <int L, int XM, bool ASYNC, bool SWZ, int NG, int T, typename H = NoHook>
 __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, char *sbG, float *sbP, float *sbQ, float *sbS,
                                             uint8_t *sbF, H hook = H()) {
   /* QGC_EXP_S2X: hook once by every thread, after its first (1) or last
@@ -1085,7 +1094,7 @@ __device__ __forceinline__ void stage_range(const Params &p, int ph, char *sbB, 
   }
   using F = Fmt<L>;
   constexpr int BK = F::BK, QB = F::QB, SPL = xmode_splits(XM), NEB = F::NEB;
-  constexpr int LF = stage_lf<F::kNF4, QB>();
+  constexpr int LF = stage_lf<F::kNF4, QB, NG, T>();
   const int neb_k = (int)(p.k / BK); /* scale blocks of k */
   const int nbe = p.nbe;
   const int cps = p.st_cps, groups = p.st_groups, units = groups * nbe * 4; /* cps: columns per thread */
@@ -1452,15 +1461,15 @@ QGC_UNROLL
   const auto ring_hook = [&]() {
     if (s2x_here) ring_rest();
   };
-  /* QGC_EXP_PH0: the first unit's phase 0 before the ring's rest */
-  const bool ph0_early = QGC_EXP_PH0 && phased && iters > 0;
+  /* the first unit's phase 0 before the ring's rest (phase0_early) */
+  const bool ph0_early = phase0_early<F::kNF4, F::QB, NG, T>() && phased && iters > 0;
   if (BS && !phased) {
     if constexpr (QGC_EXP_S2X != 0)
-      stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF, ring_hook);
+      stage_range<L, XM, ASYNC, SWZ, NG, T>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF, ring_hook);
     else
-      stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+      stage_range<L, XM, ASYNC, SWZ, NG, T>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
   } else if (ph0_early) {
-    stage_range<L, XM, ASYNC, SWZ>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+    stage_range<L, XM, ASYNC, SWZ, NG, T>(p, 0, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
   }
   __syncthreads(); /* the table, B and the barriers are ready */
   QGC_TL(2);
@@ -1489,7 +1498,7 @@ QGC_UNROLL
     for (int ph = 0; ph < R; ++ph) {
       if (phased && !(ph0_early && it == 0 && ph == 0)) {
         __syncthreads(); /* every warp is done with the previous phase's B */
-        stage_range<L, XM, MAXW <= kMaxWarps, SWZ>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
+        stage_range<L, XM, MAXW <= kMaxWarps, SWZ, NG, T>(p, ph, sbB, smem + sp.sbG, sbP, sbQ, sbS, sbF);
         __syncthreads();
       }
       if (it >= nvalid) continue;

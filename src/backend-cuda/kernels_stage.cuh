@@ -94,14 +94,16 @@ QGC_UNROLL
 
 /* Q2_0 g64's staging with B per CTA on sm_90 issues every load of x and
  * gamma a thread makes before it converts any of them (stage_load's LF,
- * and kDG's gamma words beside x's): 0.95-0.99x the time of Q2_0 g64 at
- * m = 1 with f32 x or the norm at the middle and small shapes on the
- * H100, where NF4's took 1.005-1.04x (bench/NOTES.md v52; the large
- * shapes and batched calls not timed). The same values, the same bits.
- * Not g128 (two 64-k parts a lane: on sm_90 up to 344 bytes of spill)
- * and not sm_121 (g64 up to 1292 bytes): neither measured. B per warp
- * and the direct mode keep the old order. 0: the old order everywhere,
- * for A/B runs. */
+ * and kDG's gamma words beside x's), in the kernels of one tile per warp
+ * and one column group: there 0.95-0.99x the time of Q2_0 g64 at m = 1
+ * with f32 x or the norm on the H100 (bench/NOTES.md v52, v53: 8192 x
+ * 28672 too), where the two-tile kernels (28672 x 8192 at m = 1: 4 bytes
+ * of new spill) took 1.02x and the batched ones of two and three column
+ * groups 1.01-1.06x (v53), and NF4's 1.005-1.04x (v52). The same values,
+ * the same bits. Not g128 (two 64-k parts a lane: on sm_90 up to 344
+ * bytes of spill) and not sm_121 (g64 up to 1292 bytes): neither
+ * measured. B per warp and the direct mode keep the old order. 0: the
+ * old order everywhere, for A/B runs. */
 #ifndef QGC_EXP_LF
 #define QGC_EXP_LF 1
 #endif
@@ -115,11 +117,12 @@ QGC_UNROLL
 #ifndef QGC_EXP_LF128
 #define QGC_EXP_LF128 0
 #endif
-/* A layout's staging order: 0 each load converted as it comes, 1 every
- * load first, 2 every load of a 64-k part first. */
-template <bool NF4, int QB>
+/* A kernel's staging order (NG column groups, T tiles per warp; kI4's
+ * staging takes the defaults): 0 each load converted as it comes, 1
+ * every load first, 2 every load of a 64-k part first. */
+template <bool NF4, int QB, int NG = 1, int T = 1>
 QGC_HD constexpr int stage_lf() {
-  return !(QGC_EXP_LF && QGC_LF_ARCH) || NF4 ? 0 : QB == 1 ? 1 : QGC_EXP_LF128 ? 2 : 0;
+  return !(QGC_EXP_LF && QGC_LF_ARCH) || NF4 ? 0 : QB == 1 ? (NG == 1 && T == 1 ? 1 : 0) : QGC_EXP_LF128 ? 2 : 0;
 }
 
 /* load16 in two steps (stage_load's LF): the raw words (bf16: r[0..1]),
