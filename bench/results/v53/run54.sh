@@ -10,24 +10,12 @@
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 RUN=${RUN:-r54}; source "$here/run-common.sh"
-timeout 60 "$here/outhash" cuda > "$O/outhash-lib.txt" 2>&1
-for m in old noph0; do
-  mkdir -p /tmp/$m && xz -dc "$here/$m.so.xz" > /tmp/$m/qgemv-cuda.so
-  QGEMV_PLUGIN_PATH=/tmp/$m timeout 60 "$here/outhash" cuda > "$O/outhash-$m.txt" 2>&1
-  cmp "$O/outhash-lib.txt" "$O/outhash-$m.txt" && echo "outhash $m: the same bits"
-done
+outhash_same old noph0
 timeout 30 qgemv verify --backend cuda >"$O/verify.txt" 2>&1; tail -n 1 "$O/verify.txt"
 QGEMV_TEST_QUICK=1 CK_RUN_CASE=gpu timeout 120 "$here/test_cuda_backend" >"$O/suite-gpu.txt" 2>&1
 tail -n 2 "$O/suite-gpu.txt"
 step "checks"
-ab() { # NAME KEEP ARGS... (KEEP: percent of LEFT kept for the steps after it)
-  local name=$1 keep=$((${LEFT:-540} * $2 / 100))
-  shift 2
-  AB_PASSES=2 AB_DEADLINE=$(($(left) - keep)) timeout $(($(left) - keep + 30)) bash "$here/gpu-ab.sh" old.so.xz \
-    noph0.so.xz "$@" >"$O/ab-$name.txt" 2>"$O/ab-$name.err"
-  step "A/B $name: a0 old, a1 noph0, b the library"
-  cat "$O/ab-$name.txt"; mv "$OUT/ab.tar.xz" "$O/ab-$name.tar.xz" 2>/dev/null
-}
+AB_MODULES=(old.so.xz noph0.so.xz) # a0, a1; b the library
 ab large 55 --shape 28672x8192 --shape 8192x28672 --format q2_0g64 --dtype bf16,f32 --m 1 --graph
 ab norm 35 --shape 28672x8192 --shape 8192x28672 --shape 14336x4096 --shape 4096x4096 --format q2_0g64 --dtype bf16,f32 \
   --m 1 --graph --rmsnorm
