@@ -37,7 +37,7 @@ tests_test_cuda_share_layout_LDADD = $(TEST_LDADD)
 if HAVE_CUDA
 check_PROGRAMS += tests/test_cuda_layout
 # (in TESTS first: tests/local.mk)
-tests_test_cuda_layout_SOURCES = tests/test_cuda_layout.cu tests/test_cuda_layout_repack.c
+tests_test_cuda_layout_SOURCES = tests/test_cuda_layout.cu tests/test_cuda_layout_repack.c tests/test_cuda_layout_tune.c
 tests_test_cuda_layout_LDADD = $(TEST_LDADD) $(CUDA_LIBDIR)/libcudart_static.a -ldl -lrt -lpthread -lstdc++
 QGC_NVCC_EXTRA = -I$(top_srcdir)/tests $(CHECK_CFLAGS)
 # nvcc's header list for the .cu object (see src/backend-cuda/local.mk)

@@ -1609,7 +1609,64 @@ END_TEST
 
 }  // namespace
 
-int main(void) {
+/* test_cuda_layout --plan N K M DTYPE [norm] [h200|gb10]: the plan's
+ * launch per format for that call on a weight uploaded for m = M (as
+ * `qgemv bench --m M` uploads it), under QGEMV_CUDA_PLAN if set, printed;
+ * no tests run (bench/NOTES.md reads which kernel a timed case ran
+ * through it). */
+int print_plans(int argc, char **argv) {
+  if (argc < 6) {
+    fprintf(stderr, "usage: %s --plan N K M f32|bf16 [norm] [h200|gb10]\n", argv[0]);
+    return EXIT_FAILURE;
+  }
+  const int64_t n = atoll(argv[2]), k = atoll(argv[3]), m = atoll(argv[4]);
+  const bool bf16 = strcmp(argv[5], "bf16") == 0;
+  bool norm = false;
+  const qgc_device_facts *dev = &kH200;
+  for (int i = 6; i < argc; i++) {
+    if (strcmp(argv[i], "norm") == 0) norm = true;
+    else if (strcmp(argv[i], "gb10") == 0) dev = &kGB10;
+    else if (strcmp(argv[i], "h200") != 0) {
+      fprintf(stderr, "%s: unknown word '%s'\n", argv[0], argv[i]);
+      return EXIT_FAILURE;
+    }
+  }
+  if (n < 16 || k < 64 || m < 1 || (!bf16 && strcmp(argv[5], "f32") != 0)) {
+    fprintf(stderr, "%s: N >= 16, K >= 64, M >= 1 and f32 or bf16, please\n", argv[0]);
+    return EXIT_FAILURE;
+  }
+  qgc_device_facts facts = *dev; /* with QGEMV_CUDA_PLAN's override, as the backend reads it */
+  const char *tune = getenv("QGEMV_CUDA_PLAN");
+  char err[256];
+  if (tune != NULL && !qgc_plan_tune_parse(tune, &facts.tune, err, sizeof err)) {
+    fprintf(stderr, "%s: QGEMV_CUDA_PLAN: %s\n", argv[0], err);
+    return EXIT_FAILURE;
+  }
+  static const char *const xmode[] = {"direct", "S1", "S2", "B3", "I4", "DG", "B2"};
+  static const float gamma_stub = 1.0f; /* the plan reads only whether there is one */
+  printf("format n k m x norm: xm ng t b phases ks warps ctas smem rows\n");
+  for (int fi = 0; fi < QG_LAYOUT_COUNT; fi++) {
+    qgemv_format_info info; /* not format_at: no Check calls outside a test */
+    if (qgemv_format_get(fi, &info) != QGEMV_OK) return EXIT_FAILURE;
+    const Format F{(qg_layout_id)fi, info.format, info.group, info.name};
+    PlanCall c;
+    plan_call(F, n, k, m, bf16 ? QGEMV_BF16 : QGEMV_F32, c);
+    c.L.for_m1 = m == 1;
+    if (norm) c.a.gamma = &gamma_stub, c.a.gamma_dtype = c.a.x_dtype;
+    const qgc_plan pl = qgc_make_plan(&c.L, &c.a, facts);
+    if (!pl.fits) {
+      printf("%s %lld %lld %lld %s %d: does not fit\n", F.name, (long long)n, (long long)k, (long long)m, argv[5], norm);
+      continue;
+    }
+    printf("%s %lld %lld %lld %s %d: %s %d %d %s %d %d %u %u %zu %d\n", F.name, (long long)n, (long long)k,
+           (long long)m, argv[5], norm, pl.kc.xm >= 0 && pl.kc.xm < 7 ? xmode[pl.kc.xm] : "?", pl.kc.ng, pl.kc.t,
+           pl.kc.bs ? "cta" : "warp", pl.phases, pl.KS, pl.kc.block / 32, pl.kc.grid, pl.kc.smem, pl.rows);
+  }
+  return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--plan") == 0) return print_plans(argc, argv);
   if (qgemv_format_count() != QG_LAYOUT_COUNT) {
     fprintf(stderr, "the library lists %d formats, the module's headers %d layouts\n", qgemv_format_count(),
             (int)QG_LAYOUT_COUNT);

@@ -205,15 +205,20 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
  * f32 at 8192 x 28672 took 0.96x (m = 1) and 0.98x (m = 8), Q2_0 g64 f32
  * with one tile per warp and one column group 0.98x at m = 1; Q2_0 g64's
  * three-column-group kernel 1.03-1.04x at m = 8 and 16 (with the loads
- * first, where it spills). So on sm_90, NF4 and Q2_0 g64's kernels of one
- * tile and one column group; g128 and sm_121 not measured. The same
- * staging, the same bits. 0: nowhere, for A/B runs. */
+ * first, where it spills). v54 (H100, every sm_90 kernel against the
+ * library): Q2_0 g64 and g128 in two column groups of two tiles (28672 x
+ * 8192 f32 m = 8, 16) 0.965-0.969x, g128 of one tile and one group (8192
+ * x 28672 f32 m = 1) 0.973x; three groups of one tile 1.016-1.026x at
+ * g128 (g64 0.99-1.00). So on sm_90: NF4, and Q2_0's kernels of one tile
+ * in one column group or two tiles in two; sm_121 not measured. The same
+ * staging, the same bits. 0: nowhere, 2: every kernel on sm_90, for A/B
+ * runs. */
 #ifndef QGC_EXP_PH0
 #define QGC_EXP_PH0 1
 #endif
 template <bool NF4, int QB, int NG, int T>
 __host__ __device__ constexpr bool phase0_early() {
-  return QGC_EXP_PH0 && QGC_LF_ARCH && (NF4 || (QB == 1 && NG == 1 && T == 1));
+  return QGC_EXP_PH0 && QGC_LF_ARCH && (QGC_EXP_PH0 == 2 || NF4 || (NG == 1 && T == 1) || (NG == 2 && T == 2));
 }
 /* Experiment: Q2_0's three bf16 terms (f32 x, the norm) in a wide kernel
  * of their own too (Kernels<L>::fn<37>): g64 2% faster at 28672 x 8192 on
