@@ -211,13 +211,14 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
  * x 28672 f32 m = 1) 0.973x; three groups of one tile 1.016-1.026x at
  * g128 (g64 0.99-1.00). So on sm_90: NF4, and Q2_0's kernels of one tile
  * in one column group or two tiles in two; sm_121 not measured. The same
- * staging, the same bits. 0: nowhere, 2: every kernel on sm_90, for A/B
- * runs. */
+ * staging, the same bits. 0: nowhere, 2: every kernel on sm_90, 3: v53's
+ * rule (NF4, Q2_0 g64 of one tile and one group), for A/B runs. */
 #ifndef QGC_EXP_PH0
 #define QGC_EXP_PH0 1
 #endif
 template <bool NF4, int QB, int NG, int T>
 __host__ __device__ constexpr bool phase0_early() {
+  if (QGC_EXP_PH0 == 3) return QGC_LF_ARCH && (NF4 || (QB == 1 && NG == 1 && T == 1));
   return QGC_EXP_PH0 && QGC_LF_ARCH && (QGC_EXP_PH0 == 2 || NF4 || (NG == 1 && T == 1) || (NG == 2 && T == 2));
 }
 /* Experiment: Q2_0's three bf16 terms (f32 x, the norm) in a wide kernel
