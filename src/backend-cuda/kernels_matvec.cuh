@@ -207,8 +207,8 @@ constexpr int kTlLaunches = 64, kTlCtas = 4096, kTlSlots = 16;
  * three-column-group kernel 1.03-1.04x at m = 8 and 16 (with the loads
  * first, where it spills). v54 (H100, every sm_90 kernel against the
  * library): Q2_0 g64 and g128 in two column groups of two tiles (28672 x
- * 8192 f32 m = 8, 16) 0.965-0.969x, g128 of one tile and one group (8192
- * x 28672 f32 m = 1) 0.973x; three groups of one tile 1.016-1.026x at
+ * 8192 f32 m = 8, 16) 0.966-0.970x, g128 of one tile and one group (8192
+ * x 28672 f32 m = 1) 0.973x; three groups of one tile 1.018-1.027x at
  * g128 (g64 0.99-1.00). So on sm_90: NF4, and Q2_0's kernels of one tile
  * in one column group or two tiles in two; sm_121 not measured. The same
  * staging, the same bits. 0: nowhere, 2: every kernel on sm_90, 3: v53's
