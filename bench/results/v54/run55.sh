@@ -4,10 +4,14 @@
 # v52) and a1 ph0all.so.xz (QGC_EXP_PH0=2: phase 0 staged early in every
 # sm_90 kernel, g128, two tiles and column groups too). Checks first
 # (outhash: the same bits with each; verify; the suite's gpu case, quick),
-# then the A/Bs. v53's run54.sh with ph0all in place of noph0 and g128
-# beside g64. Packed by v53's prepare54.sh plus ph0all.so.xz
-# (CUDA_MODULE_DIR=/tmp/mods55 bash bench/cuda-module.sh /tmp/b90 ph0all
-# -DQGC_EXP_PH0=2). There, after `source .gpu/pack/env.sh`, OUT set:
+# then the A/Bs. Packed from 3def6e6's code by v53's prepare54.sh (`git show
+# 96f46fd:bench/results/v53/prepare54.sh`; it built old and noph0), then
+# noph0 swapped for ph0all (CUDA_MODULE_DIR=/tmp/mods55 bash
+# bench/cuda-module.sh /tmp/b90 ph0all -DQGC_EXP_PH0=2, the value added
+# in 82d3bbc) and this script added. At a later commit the same modules
+# against that commit's library: bash bench/pack-call.sh /tmp/b90
+# bench/results/v54/run55.sh old:-DQGC_EXP_LF=0,-DQGC_EXP_PH0=0
+# ph0all:-DQGC_EXP_PH0=2. There, after `source .gpu/pack/env.sh`, OUT set:
 #   LEFT=540 timeout 560 bash .gpu/pack/bin/run55.sh
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
